@@ -1,0 +1,63 @@
+// Account use cases: the platform's operators create accounts, each with its first administrator;
+// the very first account is created at first start and is the operators' own.
+import { ApiError, conflict, notFound } from '../errors.ts';
+import type { Db } from '../store/database.ts';
+import { countAccounts, findAccount, insertAccount } from '../store/accounts.ts';
+import { isUniqueViolation } from '../store/errors.ts';
+import { findUserByEmail, listAccountUsers } from '../store/users.ts';
+import { hashPassword } from './passwords.ts';
+import { accountView } from './views.ts';
+
+export interface NewAccount {
+  email: string;
+  password: string;
+  name?: string | undefined;
+}
+
+export async function createAccount(db: Db, input: NewAccount, operator = false) {
+  const password_hash = await hashPassword(input.password);
+  if (await findUserByEmail(db, input.email)) throw conflict('a user with this e-mail address already exists');
+  const name = input.name ?? input.email;
+  try {
+    const account = await db.transaction().execute(async (tx) => {
+      const created = await insertAccount(tx, { name, email: input.email.toLowerCase(), operator });
+      await tx
+        .insertInto('users')
+        .values({
+          account_id: created.id,
+          email: input.email.toLowerCase(),
+          name: input.email.split('@')[0] ?? input.email,
+          password_hash,
+          role: 'Administrators',
+          created_at: created.created_at,
+        })
+        .execute();
+      return created;
+    });
+    return accountView(account, await listAccountUsers(db, account.id));
+  } catch (e) {
+    if (isUniqueViolation(e)) throw conflict('a user with this e-mail address already exists');
+    throw e;
+  }
+}
+
+export async function describeAccount(db: Db, accountId: number, currentUserId: number) {
+  const account = await findAccount(db, accountId);
+  if (account === undefined) throw notFound('client is not found');
+  return accountView(account, await listAccountUsers(db, accountId), currentUserId);
+}
+
+/**
+ * Creates the operators' account and its administrator when the store has no account yet.
+ * Returns whether it did; several nodes starting at once are safe (the e-mail is unique).
+ */
+export async function bootstrapFirstAccount(db: Db, email: string, password: string): Promise<boolean> {
+  if ((await countAccounts(db)) > 0) return false;
+  try {
+    await createAccount(db, { email, password, name: 'operators' }, true);
+    return true;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 409) return false;
+    throw e;
+  }
+}

@@ -1,0 +1,57 @@
+// Login and refresh: an access JWT plus a single-use refresh token that rotates on every use.
+import { randomUUID } from 'node:crypto';
+import { unauthorized } from '../errors.ts';
+import type { Db } from '../store/database.ts';
+import { findRefreshToken, insertRefreshToken, revokeFamily, spendRefreshToken } from '../store/refresh-tokens.ts';
+import { findUserByEmail, findUserById } from '../store/users.ts';
+import type { AccessTokens } from './jwt.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { hashSecret, newSecret } from './secrets.ts';
+
+export interface TokenPair {
+  access: string;
+  refresh: string;
+}
+
+export interface SessionContext {
+  db: Db;
+  tokens: AccessTokens;
+  refreshTtlSeconds: number;
+}
+
+// Verifying against a throwaway hash when the user does not exist keeps the answer time the
+// same, so login timing does not reveal which e-mail addresses have accounts.
+let decoyHash: Promise<string> | undefined;
+
+export async function login(ctx: SessionContext, email: string, password: string): Promise<TokenPair> {
+  const user = await findUserByEmail(ctx.db, email);
+  decoyHash ??= hashPassword(newSecret());
+  const valid = await verifyPassword(password, user?.password_hash ?? (await decoyHash));
+  if (user === undefined || !valid) throw unauthorized('invalid username or password');
+  return issue(ctx, user.id, user.account_id, randomUUID());
+}
+
+export async function refresh(ctx: SessionContext, token: string): Promise<TokenPair> {
+  const row = await findRefreshToken(ctx.db, hashSecret(token));
+  const now = new Date();
+  if (row === undefined || Date.parse(row.expires_at) <= now.getTime()) throw unauthorized('invalid or expired refresh token');
+  if (row.used_at !== null || !(await spendRefreshToken(ctx.db, row.id, now.toISOString()))) {
+    // A spent token presented again means it leaked or a client raced itself: end the session.
+    await revokeFamily(ctx.db, row.family, now.toISOString());
+    throw unauthorized('refresh token has already been used');
+  }
+  const user = await findUserById(ctx.db, row.user_id);
+  if (user === undefined) throw unauthorized('invalid or expired refresh token');
+  return issue(ctx, user.id, user.account_id, row.family);
+}
+
+async function issue(ctx: SessionContext, userId: number, accountId: number, family: string): Promise<TokenPair> {
+  const refreshToken = newSecret();
+  await insertRefreshToken(ctx.db, {
+    user_id: userId,
+    family,
+    token_hash: hashSecret(refreshToken),
+    expires_at: new Date(Date.now() + ctx.refreshTtlSeconds * 1000).toISOString(),
+  });
+  return { access: await ctx.tokens.sign({ userId, accountId }), refresh: refreshToken };
+}

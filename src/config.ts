@@ -1,0 +1,205 @@
+// One typed configuration object, read from the environment and overridden by CLI flags.
+// Every setting has an environment name (EDGEPLANE_API_LISTEN) and a flag (--api-listen);
+// a bad value stops the process at start with a message naming the setting.
+import path from 'node:path';
+
+export type Compat = 'seed' | 'gcore';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+export interface Config {
+  apiListen: ListenAddress;
+  dataDir: string;
+  /** A postgres:// URL; undefined means the embedded SQLite file in the data dir. */
+  databaseUrl: string | undefined;
+  adminEmail: string;
+  /** Undefined means: generate one on first start and print it once. */
+  adminPassword: string | undefined;
+  compat: Compat;
+  logLevel: LogLevel;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  /** HMAC key for access tokens; undefined means the key file in the data dir. */
+  jwtSecret: string | undefined;
+}
+
+export class ConfigError extends Error {}
+
+interface Setting {
+  env: string;
+  flag: string;
+  description: string;
+  default?: string;
+}
+
+/** The settings table; the README's configuration table mirrors it. */
+export const settings = {
+  apiListen: {
+    env: 'EDGEPLANE_API_LISTEN',
+    flag: 'api-listen',
+    description: 'HTTP API address, host:port (port 0 picks a free port)',
+    default: '0.0.0.0:8080',
+  },
+  dataDir: {
+    env: 'EDGEPLANE_DATA_DIR',
+    flag: 'data-dir',
+    description: 'Directory for the SQLite store and generated keys',
+    default: './data',
+  },
+  databaseUrl: {
+    env: 'EDGEPLANE_DATABASE_URL',
+    flag: 'database-url',
+    description: 'postgres:// URL; unset means SQLite in the data dir',
+  },
+  adminEmail: {
+    env: 'EDGEPLANE_ADMIN_EMAIL',
+    flag: 'admin-email',
+    description: 'E-mail of the first administrator, created on first start',
+    default: 'admin@edgeplane.local',
+  },
+  adminPassword: {
+    env: 'EDGEPLANE_ADMIN_PASSWORD',
+    flag: 'admin-password',
+    description: 'Password of the first administrator; unset: generated and printed once',
+  },
+  compat: {
+    env: 'EDGEPLANE_COMPAT',
+    flag: 'compat',
+    description: 'Response shapes: seed (the contract) or gcore (the live provider)',
+    default: 'seed',
+  },
+  logLevel: {
+    env: 'EDGEPLANE_LOG_LEVEL',
+    flag: 'log-level',
+    description: 'fatal, error, warn, info, debug, trace or silent',
+    default: 'info',
+  },
+  accessTokenTtl: {
+    env: 'EDGEPLANE_ACCESS_TOKEN_TTL',
+    flag: 'access-token-ttl',
+    description: 'Lifetime of access JWTs (seconds, or with s/m/h/d suffix)',
+    default: '1h',
+  },
+  refreshTokenTtl: {
+    env: 'EDGEPLANE_REFRESH_TOKEN_TTL',
+    flag: 'refresh-token-ttl',
+    description: 'Lifetime of refresh tokens (seconds, or with s/m/h/d suffix)',
+    default: '24h',
+  },
+  jwtSecret: {
+    env: 'EDGEPLANE_JWT_SECRET',
+    flag: 'jwt-secret',
+    description: 'Key signing access tokens (at least 32 characters); unset: a key file in the data dir. Set the same value on every API node',
+  },
+} satisfies Record<string, Setting>;
+
+type SettingName = keyof typeof settings;
+
+const logLevels: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Flags understood by every command that reads the configuration, for node:util parseArgs. */
+export const configFlags = Object.fromEntries(
+  Object.values(settings).map((s) => [s.flag, { type: 'string' as const }]),
+);
+
+export function loadConfig(
+  env: NodeJS.ProcessEnv,
+  flags: Partial<Record<string, string | boolean | undefined>> = {},
+): Config {
+  const problems: string[] = [];
+  const raw = (name: SettingName): string | undefined => {
+    const s: Setting = settings[name];
+    const flag = flags[s.flag];
+    const value = typeof flag === 'string' ? flag : env[s.env];
+    return value === undefined || value === '' ? s.default : value;
+  };
+  const check = <T>(name: SettingName, parse: (v: string) => T, fallback: T): T => {
+    const value = raw(name);
+    if (value === undefined) return fallback;
+    try {
+      return parse(value);
+    } catch (e) {
+      const s: Setting = settings[name];
+      problems.push(`${s.env} (--${s.flag}): ${(e as Error).message}`);
+      return fallback;
+    }
+  };
+
+  const config: Config = {
+    apiListen: check('apiListen', parseListen, { host: '0.0.0.0', port: 8080 }),
+    dataDir: path.resolve(raw('dataDir') ?? './data'),
+    databaseUrl: check('databaseUrl', parseDatabaseUrl, undefined),
+    adminEmail: check('adminEmail', parseEmail, 'admin@edgeplane.local'),
+    adminPassword: check('adminPassword', parsePassword, undefined),
+    compat: check('compat', (v) => oneOf(v, ['seed', 'gcore'] as const), 'seed'),
+    logLevel: check('logLevel', (v) => oneOf(v, logLevels), 'info'),
+    accessTokenTtlSeconds: check('accessTokenTtl', parseDuration, 3600),
+    refreshTokenTtlSeconds: check('refreshTokenTtl', parseDuration, 86400),
+    jwtSecret: check('jwtSecret', parseSecret, undefined),
+  };
+  if (problems.length > 0) {
+    throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return config;
+}
+
+export function parseListen(value: string): ListenAddress {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) {
+    throw new Error(`expected host:port (e.g. 0.0.0.0:8080 or [::]:8080), got "${value}"`);
+  }
+  return { host: match[1] ?? match[2] ?? '', port };
+}
+
+function parseDatabaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error('not a URL; expected postgres://user@host:port/database');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new Error(`only postgres:// URLs are supported, got "${url.protocol}//"`);
+  }
+  return value;
+}
+
+export function parseEmail(value: string): string {
+  // Deliberately loose: one @, no spaces, a dot-free local host is fine for self-hosting.
+  if (!/^[^\s@]+@[^\s@]+$/.test(value) || value.length > 254) {
+    throw new Error(`not an e-mail address: "${value}"`);
+  }
+  return value.toLowerCase();
+}
+
+function parsePassword(value: string): string {
+  if (value.length < 8) throw new Error('must be at least 8 characters');
+  return value;
+}
+
+function parseSecret(value: string): string {
+  if (value.length < 32) throw new Error('must be at least 32 characters');
+  return value;
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[]): T {
+  const found = allowed.find((a) => a === value);
+  if (found === undefined) throw new Error(`expected one of ${allowed.join(', ')}, got "${value}"`);
+  return found;
+}
+
+const durationUnits: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
+
+export function parseDuration(value: string): number {
+  const match = /^(\d+)([smhd]?)$/.exec(value.trim());
+  const seconds = match ? Number(match[1]) * (durationUnits[match[2] ?? ''] ?? 1) : NaN;
+  if (!Number.isSafeInteger(seconds) || seconds <= 0) {
+    throw new Error(`expected a positive duration such as 3600, 60m, 1h or 1d, got "${value}"`);
+  }
+  return seconds;
+}

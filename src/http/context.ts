@@ -1,0 +1,14 @@
+// What the HTTP layer needs from the rest of the service, built once at start.
+import type { FastifyBaseLogger } from 'fastify';
+import type { AccessTokens } from '../accounts/jwt.ts';
+import type { LoginLimiter } from '../accounts/login-limiter.ts';
+import type { Config } from '../config.ts';
+import type { Store } from '../store/database.ts';
+
+export interface AppContext {
+  config: Config;
+  store: Store;
+  logger: FastifyBaseLogger;
+  accessTokens: AccessTokens;
+  loginLimiter: LoginLimiter;
+}

@@ -1,0 +1,58 @@
+// The Fastify application: shared plumbing first (errors, bodies, metrics, OpenAPI), then public
+// routes, then every authenticated area in its own encapsulated scope.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppContext } from './context.ts';
+import { registerAuthentication } from './auth.ts';
+import { registerErrorHandling } from './error-handler.ts';
+import { bodyLimit, registerJsonBody } from './json-body.ts';
+import { registerMetrics } from './metrics.ts';
+import { registerOpenApi } from './openapi.ts';
+import { ErrorBody } from './schemas/common.ts';
+import { sharedIamSchemas } from './schemas/iam.ts';
+import { healthRoutes } from './routes/health.ts';
+import { accountRoutes } from './routes/iam/accounts.ts';
+import { sessionRoutes } from './routes/iam/sessions.ts';
+import { tokenRoutes } from './routes/iam/tokens.ts';
+import { userRoutes } from './routes/iam/users.ts';
+
+const version = '0.1.0';
+
+/** A caller's X-Request-Id is kept when it is short and plain; otherwise we make one. */
+function requestId(request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+}
+
+export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: ctx.logger,
+    genReqId: requestId,
+    bodyLimit,
+    return503OnClosing: true,
+    // Clients send `name=a,b` or repeat keys, with stray `&`; the default parser copes.
+    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
+  });
+
+  registerErrorHandling(app);
+  registerJsonBody(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addSchema(ErrorBody);
+  for (const schema of sharedIamSchemas) app.addSchema(schema);
+
+  await registerOpenApi(app, version);
+  registerMetrics(app);
+  healthRoutes(app, ctx);
+  sessionRoutes(app, ctx);
+
+  await app.register(async (scope) => {
+    registerAuthentication(scope, ctx);
+    accountRoutes(scope, ctx);
+    userRoutes(scope, ctx);
+    tokenRoutes(scope, ctx);
+  });
+  return app;
+}

@@ -1,0 +1,50 @@
+// Opens the store on the configured engine: SQLite in the data dir by default, PostgreSQL
+// when a database URL is set.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import type { Tables } from './schema.ts';
+import { openSqlite, sqliteDialect } from './sqlite.ts';
+
+export type Engine = 'sqlite' | 'postgres';
+export type Db = Kysely<Tables>;
+
+export interface Store {
+  db: Db;
+  engine: Engine;
+  /** Throws when the store cannot answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+
+export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Store {
+  // COUNT(*) and BIGINT come back from pg as strings; every count we keep fits a JS number.
+  pg.types.setTypeParser(pg.types.builtins.INT8, Number);
+  const { db, engine } = config.databaseUrl === undefined
+    ? { db: openSqliteDb(config.dataDir), engine: 'sqlite' as const }
+    : {
+        db: new Kysely<Tables>({
+          dialect: new PostgresDialect({
+            pool: new pg.Pool({ connectionString: config.databaseUrl, max: 10 }),
+          }),
+        }),
+        engine: 'postgres' as const,
+      };
+  return {
+    db,
+    engine,
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+function openSqliteDb(dataDir: string): Db {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const database = openSqlite(path.join(dataDir, 'edgeplane.sqlite'));
+  return new Kysely<Tables>({ dialect: sqliteDialect(database) });
+}

@@ -1,0 +1,38 @@
+// Users repository. Every read that a caller can steer is scoped by account.
+import type { Selectable } from 'kysely';
+import type { Db } from './database.ts';
+import type { UsersTable } from './schema.ts';
+
+export type UserRow = Selectable<UsersTable>;
+
+export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
+}
+
+export function findAccountUser(db: Db, accountId: number, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export function listAccountUsers(db: Db, accountId: number): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+}
+
+export function insertUser(
+  db: Db,
+  user: { account_id: number; email: string; name: string; password_hash: string; role: string },
+): Promise<UserRow> {
+  return db
+    .insertInto('users')
+    .values({ ...user, email: user.email.toLowerCase(), created_at: new Date().toISOString() })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteAccountUser(db: Db, accountId: number, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('users').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
