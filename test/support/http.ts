@@ -16,7 +16,6 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function call<T = any>(base: string, method: string, path: string, options: RequestOptions = {}): Promise<Response<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.auth !== undefined) headers['authorization'] = options.auth;
@@ -26,7 +25,7 @@ export async function call<T = any>(base: string, method: string, path: string, 
   if (body !== undefined || options.contentType !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
   const response = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text === '' ? undefined : JSON.parse(text);
   } catch {

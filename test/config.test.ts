@@ -1,0 +1,77 @@
+// Configuration: defaults, validation with messages naming the setting, flags over environment.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { mainScript } from './support/service.ts';
+
+const run = promisify(execFile);
+
+describe('configuration', () => {
+  test('defaults', () => {
+    const config = loadConfig({});
+    assert.deepEqual(config.apiListen, { host: '0.0.0.0', port: 8080 });
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.compat, 'seed');
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.accessTokenTtlSeconds, 3600);
+    assert.equal(config.refreshTokenTtlSeconds, 86400);
+    assert.match(config.dataDir, /\/data$/);
+  });
+
+  test('values from the environment; flags win over it', () => {
+    const config = loadConfig(
+      { EDGEPLANE_API_LISTEN: '[::1]:9000', EDGEPLANE_COMPAT: 'gcore', EDGEPLANE_ACCESS_TOKEN_TTL: '15m', EDGEPLANE_DATABASE_URL: 'postgres://u@h:5432/d' },
+      { 'api-listen': '127.0.0.1:0', 'refresh-token-ttl': '2d' },
+    );
+    assert.deepEqual(config.apiListen, { host: '127.0.0.1', port: 0 });
+    assert.equal(config.compat, 'gcore');
+    assert.equal(config.accessTokenTtlSeconds, 900);
+    assert.equal(config.refreshTokenTtlSeconds, 172800);
+    assert.equal(config.databaseUrl, 'postgres://u@h:5432/d');
+  });
+
+  test('every bad value is reported at once, naming the variable and the flag', () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          EDGEPLANE_API_LISTEN: 'localhost',
+          EDGEPLANE_DATABASE_URL: 'mysql://x',
+          EDGEPLANE_COMPAT: 'aws',
+          EDGEPLANE_LOG_LEVEL: 'loud',
+          EDGEPLANE_ACCESS_TOKEN_TTL: '-5',
+          EDGEPLANE_ADMIN_EMAIL: 'not-an-email',
+          EDGEPLANE_ADMIN_PASSWORD: 'short',
+          EDGEPLANE_JWT_SECRET: 'too-short',
+        }),
+      (e: unknown) => {
+        assert.ok(e instanceof ConfigError);
+        for (const name of ['API_LISTEN', 'DATABASE_URL', 'COMPAT', 'LOG_LEVEL', 'ACCESS_TOKEN_TTL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'JWT_SECRET']) {
+          assert.match(e.message, new RegExp(`EDGEPLANE_${name} \\(--`), name);
+        }
+        return true;
+      },
+    );
+    assert.throws(() => loadConfig({ EDGEPLANE_API_LISTEN: '0.0.0.0:70000' }), /EDGEPLANE_API_LISTEN/);
+  });
+
+  test('the process refuses to start on a bad value, with exit code 2 and a clear message', async () => {
+    await assert.rejects(run(process.execPath, [mainScript, 'serve'], { env: { EDGEPLANE_COMPAT: 'aws' } }), (e: { code: number; stderr: string }) => {
+      assert.equal(e.code, 2);
+      assert.match(e.stderr, /EDGEPLANE_COMPAT \(--compat\): expected one of seed, gcore, got "aws"/);
+      return true;
+    });
+    await assert.rejects(run(process.execPath, [mainScript, 'serve', '--no-such-flag']), (e: { code: number; stderr: string }) => {
+      assert.match(e.stderr, /no-such-flag/);
+      return true;
+    });
+  });
+
+  test('--help lists every setting', async () => {
+    const { stdout } = await run(process.execPath, [mainScript, '--help']);
+    for (const name of ['EDGEPLANE_API_LISTEN', 'EDGEPLANE_DATA_DIR', 'EDGEPLANE_DATABASE_URL', 'EDGEPLANE_ADMIN_EMAIL', 'EDGEPLANE_ADMIN_PASSWORD', 'EDGEPLANE_COMPAT', 'EDGEPLANE_LOG_LEVEL']) {
+      assert.match(stdout, new RegExp(name));
+    }
+  });
+});
