@@ -147,7 +147,7 @@ export function loadConfig(
   return config;
 }
 
-export function parseListen(value: string): ListenAddress {
+function parseListen(value: string): ListenAddress {
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value);
   const port = Number(match?.[3]);
   if (!match || port > 65535) {
@@ -195,7 +195,7 @@ function oneOf<T extends string>(value: string, allowed: readonly T[]): T {
 
 const durationUnits: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
 
-export function parseDuration(value: string): number {
+function parseDuration(value: string): number {
   const match = /^(\d+)([smhd]?)$/.exec(value.trim());
   const seconds = match ? Number(match[1]) * (durationUnits[match[2] ?? ''] ?? 1) : NaN;
   if (!Number.isSafeInteger(seconds) || seconds <= 0) {

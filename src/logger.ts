@@ -3,7 +3,7 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from './config.ts';
 
-export const redactedPaths = [
+const redactedPaths = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-api-key"]',

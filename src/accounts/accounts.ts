@@ -4,7 +4,7 @@ import { ApiError, conflict, notFound } from '../errors.ts';
 import type { Db } from '../store/database.ts';
 import { countAccounts, findAccount, insertAccount } from '../store/accounts.ts';
 import { isUniqueViolation } from '../store/errors.ts';
-import { findUserByEmail, listAccountUsers } from '../store/users.ts';
+import { insertUser, listAccountUsers } from '../store/users.ts';
 import { hashPassword } from './passwords.ts';
 import { accountView } from './views.ts';
 
@@ -16,22 +16,17 @@ export interface NewAccount {
 
 export async function createAccount(db: Db, input: NewAccount, operator = false) {
   const password_hash = await hashPassword(input.password);
-  if (await findUserByEmail(db, input.email)) throw conflict('a user with this e-mail address already exists');
   const name = input.name ?? input.email;
   try {
     const account = await db.transaction().execute(async (tx) => {
       const created = await insertAccount(tx, { name, email: input.email.toLowerCase(), operator });
-      await tx
-        .insertInto('users')
-        .values({
-          account_id: created.id,
-          email: input.email.toLowerCase(),
-          name: input.email.split('@')[0] ?? input.email,
-          password_hash,
-          role: 'Administrators',
-          created_at: created.created_at,
-        })
-        .execute();
+      await insertUser(tx, {
+        account_id: created.id,
+        email: input.email,
+        name: input.email.split('@')[0] ?? input.email,
+        password_hash,
+        role: 'Administrators',
+      });
       return created;
     });
     return accountView(account, await listAccountUsers(db, account.id));

@@ -10,7 +10,7 @@ export function roleId(role: Role): number {
   return ids[role];
 }
 
-export function isRole(value: unknown): value is Role {
+function isRole(value: unknown): value is Role {
   return roles.includes(value as Role);
 }
 

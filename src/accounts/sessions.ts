@@ -2,7 +2,13 @@
 import { randomUUID } from 'node:crypto';
 import { unauthorized } from '../errors.ts';
 import type { Db } from '../store/database.ts';
-import { findRefreshToken, insertRefreshToken, revokeFamily, spendRefreshToken } from '../store/refresh-tokens.ts';
+import {
+  deleteExpiredRefreshTokens,
+  findRefreshToken,
+  insertRefreshToken,
+  revokeFamily,
+  spendRefreshToken,
+} from '../store/refresh-tokens.ts';
 import { findUserByEmail, findUserById } from '../store/users.ts';
 import type { AccessTokens } from './jwt.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
@@ -28,6 +34,7 @@ export async function login(ctx: SessionContext, email: string, password: string
   decoyHash ??= hashPassword(newSecret());
   const valid = await verifyPassword(password, user?.password_hash ?? (await decoyHash));
   if (user === undefined || !valid) throw unauthorized('invalid username or password');
+  await deleteExpiredRefreshTokens(ctx.db, user.id, new Date().toISOString());
   return issue(ctx, user.id, user.account_id, randomUUID());
 }
 

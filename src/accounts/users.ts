@@ -16,7 +16,7 @@ export interface NewUser {
 }
 
 /** Inserts a user; a taken e-mail address (in any account) is a 409. */
-export async function insertNewUser(db: Db, accountId: number, user: NewUser): Promise<UserRow> {
+async function insertNewUser(db: Db, accountId: number, user: NewUser): Promise<UserRow> {
   const password_hash = await hashPassword(user.password);
   try {
     return await insertUser(db, {

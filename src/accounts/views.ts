@@ -5,7 +5,7 @@ import type { ApiTokenRow } from '../store/api-tokens.ts';
 import type { UserRow } from '../store/users.ts';
 import { asRole, roleId } from './roles.ts';
 
-export function groupOf(roleName: string): { id: number; name: string } {
+function groupOf(roleName: string): { id: number; name: string } {
   const role = asRole(roleName);
   return { id: roleId(role), name: role };
 }

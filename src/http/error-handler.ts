@@ -44,7 +44,7 @@ function toApiError(error: FastifyError | ApiError): ApiError {
   return new ApiError(500, 'internal_error', 'internal error');
 }
 
-export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(error.body());
 }
 

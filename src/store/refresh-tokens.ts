@@ -32,6 +32,7 @@ export async function revokeFamily(db: Db, family: string, at: string): Promise<
   await db.updateTable('refresh_tokens').set({ used_at: at }).where('family', '=', family).where('used_at', 'is', null).execute();
 }
 
-export async function deleteExpiredRefreshTokens(db: Db, now: string): Promise<void> {
-  await db.deleteFrom('refresh_tokens').where('expires_at', '<', now).execute();
+/** Drops a user's expired refresh tokens, so the table does not grow with every login. */
+export async function deleteExpiredRefreshTokens(db: Db, userId: number, now: string): Promise<void> {
+  await db.deleteFrom('refresh_tokens').where('user_id', '=', userId).where('expires_at', '<', now).execute();
 }

@@ -1,10 +1,10 @@
 // Request and response schemas of the IAM area.
 import { Type } from 'typebox';
 
-export const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' });
-export const Password = Type.String({ minLength: 8, maxLength: 1024 });
+const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' });
+const Password = Type.String({ minLength: 8, maxLength: 1024 });
 
-export const RoleRef = Type.Object(
+const RoleRef = Type.Object(
   {
     id: Type.Optional(Type.Integer({ description: '1 Administrators, 2 Users, 3 Read-only' })),
     name: Type.Optional(Type.String({ description: 'Administrators, Users or Read-only' })),
