@@ -7,7 +7,7 @@ import { startService, stopOnSignals } from './app.ts';
 import { ConfigError, configFlags, loadConfig, parseEmail, settings, type Config } from './config.ts';
 import { ApiError } from './errors.ts';
 import { createLogger } from './logger.ts';
-import { openStore } from './store/database.ts';
+import { openStore, type Store } from './store/database.ts';
 import { migrateToLatest } from './store/migrate.ts';
 
 const usage = `usage: edgeplane [command] [flags]
@@ -24,11 +24,12 @@ ${Object.values(settings)
   .join('\n')}
 `;
 
-async function withStore<T>(config: Config, work: (store: ReturnType<typeof openStore>) => Promise<T>): Promise<T> {
+/** Runs one piece of work on a store whose schema is up to date, then closes it. */
+async function withStore<T>(config: Config, work: (store: Store, migrated: string[]) => Promise<T>): Promise<T> {
   const store = openStore(config);
   try {
-    await migrateToLatest(store);
-    return await work(store);
+    const applied = await migrateToLatest(store);
+    return await work(store, applied);
   } finally {
     await store.close();
   }
@@ -60,7 +61,7 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'migrate': {
-      const applied = await withStore(config, migrateToLatest);
+      const applied = await withStore(config, (_store, migrated) => Promise.resolve(migrated));
       process.stdout.write(applied.length > 0 ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');
       return;
     }
