@@ -45,9 +45,82 @@ export interface RefreshTokensTable {
   created_at: string;
 }
 
+export interface ZonesTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  contact: string;
+  primary_server: string;
+  serial: number;
+  refresh: number;
+  retry: number;
+  expiry: number;
+  nx_ttl: number;
+  enabled: number;
+  dnssec_enabled: number;
+  /** JSON object. */
+  meta: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RrsetsTable {
+  id: Generated<number>;
+  zone_id: number;
+  name: string;
+  type: string;
+  ttl: number;
+  /** JSON object. */
+  meta: string;
+  /** JSON array, or null for a static RRset. */
+  pickers: string | null;
+  updated_at: string;
+}
+
+export interface RecordsTable {
+  id: Generated<number>;
+  rrset_id: number;
+  position: number;
+  /** JSON array: the canonical content. */
+  content: string;
+  enabled: number;
+  /** JSON object. */
+  meta: string;
+}
+
+export interface DnssecKeysTable {
+  zone_id: number;
+  algorithm: number;
+  flags: number;
+  key_tag: number;
+  public_key: string;
+  private_key_sealed: string;
+  created_at: string;
+}
+
+export interface WebhookOutboxTable {
+  id: Generated<number>;
+  zone_id: number | null;
+  url: string;
+  method: string;
+  /** JSON body. */
+  payload: string;
+  attempts: Generated<number>;
+  next_attempt_at: string;
+  last_error: string | null;
+  delivered_at: string | null;
+  failed_at: string | null;
+  created_at: string;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   users: UsersTable;
   api_tokens: ApiTokensTable;
   refresh_tokens: RefreshTokensTable;
+  zones: ZonesTable;
+  rrsets: RrsetsTable;
+  records: RecordsTable;
+  dnssec_keys: DnssecKeysTable;
+  webhook_outbox: WebhookOutboxTable;
 }

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
 import type { Engine } from '../database.ts';
 import * as accounts from './0001_accounts.ts';
+import * as dns from './0002_dns.ts';
 
 export interface MigrationContext {
   /** Column type of an auto-increment integer key on this engine. */
@@ -13,6 +14,7 @@ type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
 
 const steps: Record<string, Step> = {
   '0001_accounts': accounts.up,
+  '0002_dns': dns.up,
 };
 
 export function migrations(engine: Engine): Record<string, Migration> {
