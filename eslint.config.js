@@ -14,7 +14,7 @@ export default tseslint.config(
       '@typescript-eslint/no-confusing-void-expression': 'off',
       // Fastify hooks and handlers are written async whether or not they await.
       '@typescript-eslint/require-await': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
   {

@@ -3,10 +3,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { bootstrapFirstAccount } from './accounts/accounts.ts';
-import { accessTokens, loadSigningKey } from './accounts/jwt.ts';
+import { accessTokens } from './accounts/jwt.ts';
+import { loadOrCreateKey } from './crypto/key-file.ts';
 import { loginLimiter } from './accounts/login-limiter.ts';
 import { generatePassword } from './accounts/passwords.ts';
 import type { Config } from './config.ts';
+import { sealer } from './crypto/sealed.ts';
+import type { DnsContext } from './dns/context.ts';
+import { ChangeFeed } from './events/change-feed.ts';
+import { startWebhookDelivery, type WebhookDelivery } from './events/webhook-delivery.ts';
 import { buildHttpServer } from './http/server.ts';
 import { openStore, type Store } from './store/database.ts';
 import { migrateToLatest } from './store/migrate.ts';
@@ -19,21 +24,33 @@ export interface Service {
 export async function startService(config: Config, logger: Logger): Promise<Service> {
   const store = openStore(config);
   let http: FastifyInstance | undefined;
+  let webhooks: WebhookDelivery | undefined;
   try {
     const applied = await migrateToLatest(store);
     if (applied.length > 0) logger.info({ migrations: applied }, 'store migrated');
     await bootstrap(config, store);
-    const key = loadSigningKey(config.dataDir, config.jwtSecret);
+    const key = loadOrCreateKey(config.dataDir, 'jwt-signing.key', config.jwtSecret);
+    const delivery = startWebhookDelivery({ db: store.db, logger, allowPrivate: config.webhookAllowPrivate });
+    webhooks = delivery;
+    const dns: DnsContext = {
+      store,
+      config,
+      sealer: sealer(loadOrCreateKey(config.dataDir, 'secret.key', config.secretKey)),
+      changes: new ChangeFeed(),
+      wakeWebhooks: () => delivery.wake(),
+    };
     http = await buildHttpServer({
       config,
       store,
       logger,
       accessTokens: accessTokens(key, config.accessTokenTtlSeconds),
       loginLimiter: loginLimiter(),
+      dns,
     });
     await http.listen({ host: config.apiListen.host, port: config.apiListen.port });
   } catch (e) {
     await http?.close();
+    await webhooks?.stop();
     await store.close();
     throw e;
   }
@@ -44,10 +61,12 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   logger.info({ url, engine: store.engine, compat: config.compat }, `API listening on ${url}; log in with POST ${url}/iam/auth/jwt/login`);
 
   const server = http;
+  const delivery = webhooks;
   return {
     url,
     stop: async () => {
       await server.close();
+      await delivery.stop();
       await store.close();
     },
   };

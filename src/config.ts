@@ -2,6 +2,7 @@
 // Every setting has an environment name (EDGEPLANE_API_LISTEN) and a flag (--api-listen);
 // a bad value stops the process at start with a message naming the setting.
 import path from 'node:path';
+import { canonicalName } from './dns/names.ts';
 
 export type Compat = 'seed' | 'gcore';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -25,6 +26,11 @@ export interface Config {
   refreshTokenTtlSeconds: number;
   /** HMAC key for access tokens; undefined means the key file in the data dir. */
   jwtSecret: string | undefined;
+  /** Key sealing private keys at rest; undefined means the key file in the data dir. */
+  secretKey: string | undefined;
+  /** The service's own name servers: apex NS of new zones, SOA primary by default. */
+  nameservers: string[];
+  webhookAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -95,6 +101,23 @@ export const settings = {
     flag: 'jwt-secret',
     description: 'Key signing access tokens (at least 32 characters); unset: a key file in the data dir. Set the same value on every API node',
   },
+  secretKey: {
+    env: 'EDGEPLANE_SECRET_KEY',
+    flag: 'secret-key',
+    description: 'Key sealing DNSSEC and TLS private keys at rest (at least 32 characters); unset: a key file in the data dir. Set the same value on every node',
+  },
+  nameservers: {
+    env: 'EDGEPLANE_NAMESERVERS',
+    flag: 'nameservers',
+    description: 'Comma-separated host names of this service\'s name servers (apex NS of new zones)',
+    default: 'ns1.edgeplane.invalid,ns2.edgeplane.invalid',
+  },
+  webhookAllowPrivate: {
+    env: 'EDGEPLANE_WEBHOOK_ALLOW_PRIVATE',
+    flag: 'webhook-allow-private',
+    description: 'Set to 1 to let zone webhooks reach loopback and private addresses',
+    default: '0',
+  },
 } satisfies Record<string, Setting>;
 
 type SettingName = keyof typeof settings;
@@ -140,6 +163,9 @@ export function loadConfig(
     accessTokenTtlSeconds: check('accessTokenTtl', parseDuration, 3600),
     refreshTokenTtlSeconds: check('refreshTokenTtl', parseDuration, 86400),
     jwtSecret: check('jwtSecret', parseSecret, undefined),
+    secretKey: check('secretKey', parseSecret, undefined),
+    nameservers: check('nameservers', parseNameservers, []),
+    webhookAllowPrivate: check('webhookAllowPrivate', parseFlag, false),
   };
   if (problems.length > 0) {
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
@@ -185,6 +211,18 @@ function parsePassword(value: string): string {
 function parseSecret(value: string): string {
   if (value.length < 32) throw new Error('must be at least 32 characters');
   return value;
+}
+
+function parseNameservers(value: string): string[] {
+  const names = value.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  if (names.length === 0) throw new Error('expected at least one host name');
+  return names.map((n) => canonicalName(n));
+}
+
+function parseFlag(value: string): boolean {
+  if (['1', 'true', 'yes'].includes(value.toLowerCase())) return true;
+  if (['0', 'false', 'no'].includes(value.toLowerCase())) return false;
+  throw new Error(`expected 1 or 0, got "${value}"`);
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[]): T {

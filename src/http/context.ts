@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AccessTokens } from '../accounts/jwt.ts';
 import type { LoginLimiter } from '../accounts/login-limiter.ts';
 import type { Config } from '../config.ts';
+import type { DnsContext } from '../dns/context.ts';
 import type { Store } from '../store/database.ts';
 
 export interface AppContext {
@@ -11,4 +12,5 @@ export interface AppContext {
   logger: FastifyBaseLogger;
   accessTokens: AccessTokens;
   loginLimiter: LoginLimiter;
+  dns: DnsContext;
 }

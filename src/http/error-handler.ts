@@ -33,7 +33,7 @@ function toApiError(error: FastifyError | ApiError): ApiError {
   if (error.validation) return validationError(error);
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, 'body_too_large', 'request body is larger than 1 MiB');
+      return new ApiError(413, 'body_too_large', 'request body is too large (JSON bodies: 1 MiB)');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError(415, 'unsupported_media_type', 'unsupported content type; send application/json');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

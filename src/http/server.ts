@@ -16,6 +16,10 @@ import { accountRoutes } from './routes/iam/accounts.ts';
 import { sessionRoutes } from './routes/iam/sessions.ts';
 import { tokenRoutes } from './routes/iam/tokens.ts';
 import { userRoutes } from './routes/iam/users.ts';
+import { dnssecRoutes } from './routes/dns/dnssec.ts';
+import { rrsetRoutes } from './routes/dns/rrsets.ts';
+import { zoneFileRoutes } from './routes/dns/zone-files.ts';
+import { platformRoutes, zoneRoutes } from './routes/dns/zones.ts';
 
 const version = '0.1.0';
 
@@ -47,12 +51,17 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
   registerMetrics(app);
   healthRoutes(app, ctx);
   sessionRoutes(app, ctx);
+  platformRoutes(app, ctx.dns);
 
   await app.register(async (scope) => {
     registerAuthentication(scope, ctx);
     accountRoutes(scope, ctx);
     userRoutes(scope, ctx);
     tokenRoutes(scope, ctx);
+    zoneRoutes(scope, ctx.dns);
+    dnssecRoutes(scope, ctx.dns);
+    rrsetRoutes(scope, ctx.dns);
+    await zoneFileRoutes(scope, ctx.dns);
   });
   return app;
 }

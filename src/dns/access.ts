@@ -1,0 +1,23 @@
+// Finding a caller's zone by the name in a path: exact name only, and another account's zone is
+// indistinguishable from a missing one (lego probes every parent of a name and needs the 404).
+import type { Principal } from '../accounts/principal.ts';
+import { notFound } from '../errors.ts';
+import { findAccountZone, type ZoneRow } from '../store/zones.ts';
+import type { Db } from '../store/database.ts';
+import { canonicalName, NameError } from './names.ts';
+
+export const zoneNotFound = () => notFound('zone is not found');
+export const recordNotFound = () => notFound('record is not found');
+
+export async function callerZone(db: Db, caller: Principal, pathName: string): Promise<ZoneRow> {
+  let name: string;
+  try {
+    name = canonicalName(pathName.trim());
+  } catch (e) {
+    if (e instanceof NameError) throw zoneNotFound();
+    throw e;
+  }
+  const zone = await findAccountZone(db, caller.accountId, name);
+  if (zone === undefined) throw zoneNotFound();
+  return zone;
+}

@@ -1,0 +1,54 @@
+// One committed change of a zone: in one transaction the change itself, the serial bump, the
+// webhook outbox row and the NOTIFY for other nodes; after the commit, the in-process change feed.
+import { enqueueWebhook } from '../events/webhook-outbox.ts';
+import { notifyOtherNodes, type ZoneChange } from '../events/change-feed.ts';
+import type { Db } from '../store/database.ts';
+import { lockZone, updateZone, type ZoneRow } from '../store/zones.ts';
+import type { DnsContext } from './context.ts';
+import { nextSerial } from './soa.ts';
+import { parseJson } from './views.ts';
+
+export interface RrsetChanges {
+  created: unknown[];
+  updated: unknown[];
+  deleted: unknown[];
+}
+
+export interface ChangeOutcome<T> {
+  result: T;
+  /** New zone field values (JSON meta included) to store with the serial bump. */
+  zoneFields?: Partial<Pick<ZoneRow, 'contact' | 'primary_server' | 'enabled' | 'refresh' | 'retry' | 'expiry' | 'nx_ttl' | 'meta' | 'dnssec_enabled'>>;
+  requestedSerial?: number | undefined;
+  /** RRset changes for the zone's webhook; nothing is sent when all lists are empty. */
+  rrsetChanges?: RrsetChanges;
+}
+
+export async function commitZoneChange<T>(
+  ctx: DnsContext,
+  zoneId: number,
+  work: (tx: Db, zone: ZoneRow) => Promise<ChangeOutcome<T>>,
+): Promise<{ result: T; serial: number }> {
+  const { store } = ctx;
+  const committed = await store.db.transaction().execute(async (tx) => {
+    const zone = await lockZone(tx, store.engine, zoneId);
+    const outcome = await work(tx, zone);
+    const serial = nextSerial(zone.serial, outcome.requestedSerial);
+    const now = new Date().toISOString();
+    await updateZone(tx, zoneId, { ...outcome.zoneFields, serial, updated_at: now });
+
+    const meta = parseJson<Record<string, unknown>>(outcome.zoneFields?.meta ?? zone.meta);
+    const changes = outcome.rrsetChanges;
+    const webhookQueued =
+      typeof meta['webhook'] === 'string' && meta['webhook'] !== '' && changes !== undefined && changes.created.length + changes.updated.length + changes.deleted.length > 0;
+    if (webhookQueued) {
+      const method = typeof meta['webhook_method'] === 'string' ? meta['webhook_method'] : 'POST';
+      await enqueueWebhook(tx, { zoneId, url: String(meta['webhook']), method, payload: changes });
+    }
+    const change: ZoneChange = { zoneId, zone: zone.name, serial, deleted: false };
+    await notifyOtherNodes(tx, store.engine, change);
+    return { result: outcome.result, change, webhookQueued };
+  });
+  ctx.changes.publish(committed.change);
+  if (committed.webhookQueued) ctx.wakeWebhooks();
+  return { result: committed.result, serial: committed.change.serial };
+}

@@ -1,0 +1,29 @@
+// The rules of an RRset that look beyond itself, checked inside the write transaction: CNAME alone
+// at its name and never at the apex, DS only at delegation points, no wildcard NS.
+import { conflict, invalid } from '../errors.ts';
+import type { Db } from '../store/database.ts';
+import { typesAtName } from '../store/rrsets.ts';
+import type { ZoneRow } from '../store/zones.ts';
+import type { RecordType } from './rrtypes/record-type.ts';
+
+export interface Target {
+  zone: ZoneRow;
+  name: string;
+  type: RecordType;
+}
+
+export async function checkNeighbours(tx: Db, t: Target): Promise<void> {
+  const others = (await typesAtName(tx, t.zone.id, t.name)).filter((type) => type !== t.type.type);
+  const apex = t.name === t.zone.name;
+  if (t.type.type === 'CNAME') {
+    if (apex) throw invalid('a CNAME is not allowed at the zone apex', { name: 'CNAME at the apex' });
+    if (others.length > 0) throw conflict(`a CNAME cannot share its name with other records (${others.join(', ')} exist at ${t.name})`);
+  } else if (others.includes('CNAME')) {
+    throw conflict(`${t.name} holds a CNAME, which cannot share its name with other records`);
+  }
+  if (t.type.type === 'DS' && (apex || !others.includes('NS'))) {
+    throw invalid('DS records belong at delegation points: a name below the apex with an NS RRset', { name: 'not a delegation point' });
+  }
+  if (t.type.type === 'NS' && t.name.startsWith('*.')) throw invalid('NS records cannot have a wildcard owner', { name: 'wildcard NS' });
+}
+

@@ -1,0 +1,109 @@
+// An RRset body as clients send it → validated, canonical data ready to store. Every problem is
+// collected with its JSON path, so one 400 names them all.
+import { invalid, type FieldErrors } from '../errors.ts';
+import { validatePickers, type Picker } from './pickers/validate.ts';
+import { validateRecordMeta } from './record-meta.ts';
+import { ContentError, type ContentValue, type RecordType } from './rrtypes/record-type.ts';
+
+export const ttlBounds = [0, 2_147_483_647] as const;
+export const defaultTtl = 300;
+const maxRecords = 1000;
+
+export interface RrsetWarning {
+  key: string;
+  message: string;
+}
+
+export interface ValidRecord {
+  content: ContentValue[];
+  enabled: boolean;
+  meta: Record<string, unknown>;
+}
+
+export interface ValidRrset {
+  ttl: number;
+  meta: Record<string, unknown>;
+  /** Null for a static RRset. */
+  pickers: Picker[] | null;
+  records: ValidRecord[];
+  warnings: RrsetWarning[];
+}
+
+function ttlOf(value: unknown, fields: FieldErrors): number {
+  if (value === undefined) return defaultTtl;
+  const ttl = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < ttlBounds[0] || ttl > ttlBounds[1]) {
+    fields['ttl'] = `must be an integer ${ttlBounds[0]}-${ttlBounds[1]}`;
+    return defaultTtl;
+  }
+  return ttl;
+}
+
+const failoverProtocols = ['HTTP', 'TCP', 'UDP', 'ICMP'];
+
+function validateRrsetMeta(meta: unknown, fields: FieldErrors): Record<string, unknown> {
+  if (meta === undefined) return {};
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
+    fields['meta'] = 'must be an object';
+    return {};
+  }
+  const failover = (meta as Record<string, unknown>)['failover'];
+  if (failover !== undefined) {
+    const f = (typeof failover === 'object' && failover !== null ? failover : {}) as Record<string, unknown>;
+    const inRange = (v: unknown, lo: number, hi: number) => typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi;
+    if (typeof f['protocol'] !== 'string' || !failoverProtocols.includes(f['protocol'].toUpperCase())) {
+      fields['meta.failover.protocol'] = `must be one of ${failoverProtocols.join(', ')}`;
+    }
+    if (f['port'] !== undefined && !inRange(f['port'], 1, 65535)) fields['meta.failover.port'] = 'must be an integer 1-65535';
+    if (f['frequency'] !== undefined && !inRange(f['frequency'], 10, 3600)) fields['meta.failover.frequency'] = 'must be 10-3600 seconds';
+    if (f['timeout'] !== undefined && !inRange(f['timeout'], 1, 10)) fields['meta.failover.timeout'] = 'must be 1-10 seconds';
+  }
+  return meta as Record<string, unknown>;
+}
+
+export function validateRrsetBody(body: Record<string, unknown>, type: RecordType, zone: string): ValidRrset {
+  const fields: FieldErrors = {};
+  const warnings: RrsetWarning[] = [];
+  const ttl = ttlOf(body['ttl'], fields);
+  const meta = validateRrsetMeta(body['meta'], fields);
+
+  // Generated SDKs send `pickers`, hand-written ones `filters`; `pickers` wins when both come.
+  const hasPickers = body['pickers'] !== undefined;
+  const source = hasPickers ? 'pickers' : 'filters';
+  const chain = body[source] === undefined ? [] : validatePickers(body[source], source, fields);
+  if (hasPickers && body['filters'] !== undefined && JSON.stringify(body['filters']) !== JSON.stringify(body['pickers'])) {
+    warnings.push({ key: 'filters', message: 'both pickers and filters were sent; filters were ignored' });
+  }
+
+  const records: ValidRecord[] = [];
+  const input = body['resource_records'];
+  if (!Array.isArray(input) || input.length === 0) {
+    fields['resource_records'] = 'must be a non-empty array of records';
+  } else if (input.length > maxRecords) {
+    fields['resource_records'] = `at most ${maxRecords} records`;
+  } else {
+    input.forEach((raw: unknown, i) => {
+      const at = `resource_records[${i}]`;
+      const record = (typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
+      const enabled = record['enabled'] ?? true;
+      if (typeof enabled !== 'boolean') fields[`${at}.enabled`] = 'must be a boolean';
+      const recordMeta = validateRecordMeta(record['meta'], `${at}.meta`, fields);
+      const content = record['content'];
+      if (!Array.isArray(content)) {
+        fields[`${at}.content`] = 'must be an array of the record\'s fields';
+        return;
+      }
+      try {
+        records.push({ content: type.parse(content, zone), enabled: enabled === true, meta: recordMeta });
+      } catch (e) {
+        if (!(e instanceof ContentError)) throw e;
+        fields[`${at}.content`] = e.message;
+      }
+    });
+  }
+  if (Object.keys(fields).length > 0) throw invalid('invalid RRset', fields);
+  // An RRset holds each record once (RFC 2181 §5); a repeated one is dropped, not refused.
+  const unique = [...new Map(records.map((r) => [JSON.stringify(r.content), r])).values()];
+  if (unique.length < records.length) warnings.push({ key: 'resource_records', message: 'duplicate records were merged' });
+  return { ttl, meta, pickers: chain.length > 0 ? chain : null, records: unique, warnings };
+}

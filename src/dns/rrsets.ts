@@ -1,0 +1,103 @@
+// RRset use cases. Every write goes through commitZoneChange (serial, webhook, change feed) and
+// checks the rules that involve other RRsets of the zone: CNAME alone at its name and never at the
+// apex, DS only at delegation points, the apex NS kept.
+import type { Principal } from '../accounts/principal.ts';
+import { conflict, invalid } from '../errors.ts';
+import { deleteRrset as deleteRrsetRow, findRrset, listRrsets as listRrsetRows, typesAtName, withRecords, upsertRrset, type RrsetOrder, type RrsetWithRecords } from '../store/rrsets.ts';
+import { callerZone, recordNotFound } from './access.ts';
+import { commitZoneChange } from './commit.ts';
+import { checkNeighbours, type Target } from './neighbours.ts';
+import type { DnsContext } from './context.ts';
+import { NameError, ownerName } from './names.ts';
+import { recordType } from './rrtypes/index.ts';
+import { validateRrsetBody, type RrsetWarning, type ValidRrset } from './rrset-input.ts';
+import { rrsetView } from './views.ts';
+
+
+async function target(ctx: DnsContext, caller: Principal, zonePath: string, namePath: string, typePath: string): Promise<Target> {
+  const zone = await callerZone(ctx.store.db, caller, zonePath);
+  const type = recordType(typePath);
+  if (type === undefined) {
+    const hint = typePath.toUpperCase() === 'SOA' ? '; SOA values are the zone\'s fields (PUT /dns/v2/zones/{name})' : '';
+    throw invalid(`unsupported record type "${typePath}"${hint}`, { type: 'unsupported record type' });
+  }
+  try {
+    return { zone, name: ownerName(namePath, zone.name), type };
+  } catch (e) {
+    if (e instanceof NameError) throw invalid(`invalid RRset name: ${e.message}`, { name: e.message });
+    throw e;
+  }
+}
+
+function rrsetResponse(ctx: DnsContext, rrset: RrsetWithRecords, warnings: RrsetWarning[]) {
+  return { ...rrsetView(rrset, ctx.config.compat), ...(warnings.length > 0 ? { warnings } : {}) };
+}
+
+function stored(valid: ValidRrset, t: Target) {
+  return {
+    name: t.name,
+    type: t.type.type,
+    ttl: valid.ttl,
+    meta: JSON.stringify(valid.meta),
+    pickers: valid.pickers === null ? null : JSON.stringify(valid.pickers),
+    records: valid.records.map((r) => ({ content: JSON.stringify(r.content), enabled: r.enabled ? 1 : 0, meta: JSON.stringify(r.meta) })),
+  };
+}
+
+export async function getRrset(ctx: DnsContext, caller: Principal, zonePath: string, namePath: string, typePath: string) {
+  const t = await target(ctx, caller, zonePath, namePath, typePath);
+  const row = await findRrset(ctx.store.db, t.zone.id, t.name, t.type.type);
+  if (row === undefined) throw recordNotFound();
+  const [rrset] = await withRecords(ctx.store.db, [row]);
+  return rrsetView(rrset ?? { ...row, records: [] }, ctx.config.compat);
+}
+
+/** POST creates (409 when it exists); PUT creates or replaces. Both answer 200 with the RRset. */
+export async function writeRrset(
+  ctx: DnsContext,
+  caller: Principal,
+  path: { zone: string; name: string; type: string },
+  body: Record<string, unknown>,
+  mode: 'create' | 'upsert',
+) {
+  const t = await target(ctx, caller, path.zone, path.name, path.type);
+  const valid = validateRrsetBody(body, t.type, t.zone.name);
+  const { result } = await commitZoneChange(ctx, t.zone.id, async (tx) => {
+    const existing = await findRrset(tx, t.zone.id, t.name, t.type.type);
+    if (existing && mode === 'create') throw conflict(`RRset ${t.name} ${t.type.type} already exists; use PUT to change it`);
+    await checkNeighbours(tx, t);
+    const { rrset, created } = await upsertRrset(tx, t.zone.id, stored(valid, t), new Date().toISOString());
+    const view = rrsetView(rrset, ctx.config.compat);
+    return { result: rrset, rrsetChanges: { created: created ? [view] : [], updated: created ? [] : [view], deleted: [] } };
+  });
+  return rrsetResponse(ctx, result, valid.warnings);
+}
+
+export async function deleteRrset(ctx: DnsContext, caller: Principal, zonePath: string, namePath: string, typePath: string): Promise<void> {
+  const t = await target(ctx, caller, zonePath, namePath, typePath);
+  if (t.type.type === 'NS' && t.name === t.zone.name) throw conflict('the apex NS RRset cannot be deleted; replace it with PUT');
+  await commitZoneChange(ctx, t.zone.id, async (tx) => {
+    const row = await findRrset(tx, t.zone.id, t.name, t.type.type);
+    if (row === undefined) throw recordNotFound();
+    if (t.type.type === 'NS' && (await typesAtName(tx, t.zone.id, t.name)).includes('DS')) {
+      throw conflict(`delete the DS RRset at ${t.name} before its NS`);
+    }
+    const [rrset] = await withRecords(tx, [row]);
+    await deleteRrsetRow(tx, row.id);
+    return { result: undefined, rrsetChanges: { created: [], updated: [], deleted: rrset ? [rrsetView(rrset, ctx.config.compat)] : [] } };
+  });
+}
+
+export interface RrsetListQuery {
+  offset: number;
+  limit: number | undefined;
+  orderBy: RrsetOrder;
+  direction: 'asc' | 'desc';
+  types: string[];
+}
+
+export async function listRrsets(ctx: DnsContext, caller: Principal, zonePath: string, query: RrsetListQuery) {
+  const zone = await callerZone(ctx.store.db, caller, zonePath);
+  const { rrsets, total } = await listRrsetRows(ctx.store.db, zone.id, { types: query.types }, query);
+  return { rrsets: rrsets.map((r) => rrsetView(r, ctx.config.compat)), total_amount: total };
+}

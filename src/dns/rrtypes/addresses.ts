@@ -1,0 +1,18 @@
+// IP addresses in content (A, AAAA, SVCB hints). Node's own parsers rather than ipaddr.js, which reads
+// "::1.2.3.4" as "::ffff:1.2.3.4" (a different address).
+import { isIPv4, isIPv6 } from 'node:net';
+import { describe } from './fields.ts';
+import { ContentError } from './record-type.ts';
+
+/** Dotted quad without leading zeros ("010.1.1.1" is octal to some parsers, decimal to others). */
+export function ipv4(value: unknown, label: string): string {
+  if (typeof value === 'string' && isIPv4(value)) return value;
+  throw new ContentError(`${label} must be an IPv4 address in dotted-quad form, got ${describe(value)}`);
+}
+
+/** RFC 5952 form, which is how the WHATWG URL parser serialises an IPv6 host. Zone ids mean nothing in DNS. */
+export function ipv6(value: unknown, label: string): string {
+  const host = typeof value === 'string' && isIPv6(value) && !value.includes('%') ? URL.parse(`http://[${value}]/`)?.hostname : undefined;
+  if (host === undefined) throw new ContentError(`${label} must be an IPv6 address, got ${describe(value)}`);
+  return host.slice(1, -1);
+}

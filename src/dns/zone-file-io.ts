@@ -1,0 +1,124 @@
+// Zone export to and import from BIND zone files. Export writes what is served (enabled records);
+// pickers and meta have no zone-file form and are not exported. Import creates the RRsets that do
+// not exist yet, in one change of the zone, and reports every entry it skipped and why.
+import type { Principal } from '../accounts/principal.ts';
+import { ApiError } from '../errors.ts';
+import { findRrset, upsertRrset, zoneRrsets } from '../store/rrsets.ts';
+import { callerZone } from './access.ts';
+import { commitZoneChange } from './commit.ts';
+import type { DnsContext } from './context.ts';
+import { recordType } from './rrtypes/index.ts';
+import { ContentError, type ContentValue } from './rrtypes/record-type.ts';
+import { checkNeighbours } from './neighbours.ts';
+import { contactRname } from './soa.ts';
+import { parseJson, rrsetView } from './views.ts';
+import { parseZoneFile, type ZoneEntry } from './zonefile/parse.ts';
+import { writeZoneFile } from './zonefile/write.ts';
+
+export async function exportZone(ctx: DnsContext, caller: Principal, zonePath: string): Promise<{ raw_zone: string }> {
+  const zone = await callerZone(ctx.store.db, caller, zonePath);
+  const rrsets = await zoneRrsets(ctx.store.db, zone.id);
+  const raw = writeZoneFile({
+    name: zone.name,
+    ttl: zone.nx_ttl,
+    soa: {
+      primary_server: zone.primary_server,
+      contact: contactRname(zone.contact),
+      serial: zone.serial,
+      refresh: zone.refresh,
+      retry: zone.retry,
+      expiry: zone.expiry,
+      nx_ttl: zone.nx_ttl,
+      ttl: zone.nx_ttl,
+    },
+    rrsets: rrsets.map((r) => {
+      const type = recordType(r.type);
+      return {
+        name: r.name,
+        type: r.type,
+        ttl: r.ttl,
+        rdata: type === undefined ? [] : r.records.filter((rec) => rec.enabled === 1).map((rec) => type.toText(parseJson<ContentValue[]>(rec.content))),
+      };
+    }),
+  });
+  return { raw_zone: raw };
+}
+
+export interface ImportSkip {
+  line: number;
+  name?: string;
+  type?: string;
+  reason: string;
+}
+
+export interface ImportResult {
+  created: { name: string; type: string; records: number }[];
+  skipped: ImportSkip[];
+}
+
+export async function importZone(ctx: DnsContext, caller: Principal, zonePath: string, text: string): Promise<ImportResult> {
+  const zone = await callerZone(ctx.store.db, caller, zonePath);
+  const parsed = parseZoneFile(text, zone.name);
+  const skipped: ImportSkip[] = parsed.errors.map((e) => ({ line: e.line, reason: e.message }));
+  if (parsed.soa) skipped.push({ line: parsed.soa.line, name: parsed.soa.name, type: 'SOA', reason: 'SOA values are the zone\'s fields; change them with PUT /dns/v2/zones/{name}' });
+
+  const groups = Map.groupBy(parsed.records, (e) => `${e.name} ${e.type}`);
+  const candidates: { name: string; type: string; line: number; ttl: number; records: ContentValue[][] }[] = [];
+  for (const entries of groups.values()) {
+    const first = entries[0] as ZoneEntry;
+    const type = recordType(first.type);
+    if (type === undefined) {
+      skipped.push({ line: first.line, name: first.name, type: first.type, reason: 'unsupported record type' });
+      continue;
+    }
+    if (type.type === 'NS' && first.name === zone.name) {
+      skipped.push({ line: first.line, name: first.name, type: 'NS', reason: 'the apex NS is this service\'s own name servers' });
+      continue;
+    }
+    const records: ContentValue[][] = [];
+    for (const entry of entries) {
+      try {
+        records.push(type.parse(type.fromText(entry.rdata, zone.name), zone.name));
+      } catch (e) {
+        if (!(e instanceof ContentError)) throw e;
+        skipped.push({ line: entry.line, name: entry.name, type: type.type, reason: e.message });
+      }
+    }
+    if (records.length > 0) candidates.push({ name: first.name, type: type.type, line: first.line, ttl: Math.min(...entries.map((e) => e.ttl)), records });
+  }
+
+  const { result } = await commitZoneChange(ctx, zone.id, async (tx) => {
+    const created: ImportResult['created'] = [];
+    const views: unknown[] = [];
+    const now = new Date().toISOString();
+    // CNAMEs last: a name's other data is in place first, so a conflicting CNAME is the one skipped.
+    candidates.sort((a, b) => Number(a.type === 'CNAME') - Number(b.type === 'CNAME'));
+    for (const c of candidates) {
+      const type = recordType(c.type);
+      if (type === undefined) continue;
+      if (await findRrset(tx, zone.id, c.name, c.type)) {
+        skipped.push({ line: c.line, name: c.name, type: c.type, reason: 'the RRset already exists' });
+        continue;
+      }
+      try {
+        await checkNeighbours(tx, { zone, name: c.name, type });
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e;
+        skipped.push({ line: c.line, name: c.name, type: c.type, reason: e.message });
+        continue;
+      }
+      const unique = [...new Map(c.records.map((r) => [JSON.stringify(r), r])).values()];
+      const { rrset } = await upsertRrset(
+        tx,
+        zone.id,
+        { name: c.name, type: c.type, ttl: c.ttl, meta: '{}', pickers: null, records: unique.map((r) => ({ content: JSON.stringify(r), enabled: 1, meta: '{}' })) },
+        now,
+      );
+      created.push({ name: c.name, type: c.type, records: unique.length });
+      views.push(rrsetView(rrset, ctx.config.compat));
+    }
+    return { result: created, rrsetChanges: { created: views, updated: [], deleted: [] } };
+  });
+  skipped.sort((a, b) => a.line - b.line);
+  return { created: result, skipped };
+}

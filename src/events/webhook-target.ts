@@ -1,0 +1,73 @@
+// Where a zone webhook may be sent. A webhook URL is chosen by a tenant but requested by the
+// server, so without this policy it would let any tenant reach loopback and internal services (SSRF).
+import type { LookupAddress } from 'node:dns';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+export class WebhookTargetError extends Error {
+  override name = 'WebhookTargetError';
+}
+
+/** An error message for a URL that can never be a webhook, or undefined; needs no network. */
+export function validateWebhookUrl(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'webhook must be an absolute http:// or https:// URL';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return `webhook scheme ${parsed.protocol.slice(0, -1)} is not allowed: use http or https`;
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    return 'webhook URL must not carry credentials (user:password@)';
+  }
+  if (parsed.hostname === '') return 'webhook URL has no host';
+  return undefined;
+}
+
+/**
+ * Resolves the webhook's host and returns its addresses once every one of them is allowed.
+ * Delivery connects to exactly these addresses, so a DNS answer that changes between the check
+ * and the connection (DNS rebinding) cannot redirect it. Throws WebhookTargetError when refused;
+ * a failed lookup throws the resolver's error, which may well be temporary.
+ */
+export async function checkWebhookTarget(url: string, allowPrivate: boolean): Promise<LookupAddress[]> {
+  const invalid = validateWebhookUrl(url);
+  if (invalid !== undefined) throw new WebhookTargetError(invalid);
+  // The URL parser has already normalised literals (0x7f.1 → 127.0.0.1); IPv6 keeps its brackets.
+  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  const family = isIP(host);
+  const addresses = family !== 0 ? [{ address: host, family }] : await lookup(host, { all: true });
+  if (addresses.length === 0) throw new Error(`webhook host ${host} has no address`);
+  if (!allowPrivate) {
+    for (const { address } of addresses) {
+      const refusal = nonPublic(address);
+      if (refusal !== undefined) {
+        const resolved = address === host ? '' : ` (${host} resolves to ${address})`;
+        throw new WebhookTargetError(`webhook target ${host}${resolved} is a ${refusal} address; only public addresses are allowed`);
+      }
+    }
+  }
+  return addresses;
+}
+
+/** NAT64's well-known prefix carries an IPv4 address in its last 32 bits (RFC 6052). */
+const nat64 = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
+
+/** The kind of a non-public address (loopback, private, ...), or undefined for a public one. */
+function nonPublic(address: string): string | undefined {
+  // process() turns IPv4-mapped IPv6 (::ffff:127.0.0.1) into the IPv4 address it stands for.
+  const parsed = ipaddr.process(address);
+  if (parsed instanceof ipaddr.IPv6 && parsed.match(nat64)) {
+    const [, , , , , , high = 0, low = 0] = parsed.parts;
+    const embedded = new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+    const range = embedded.range();
+    return range === 'unicast' ? undefined : `NAT64-embedded ${range}`;
+  }
+  // Everything ipaddr.js classifies beyond plain unicast is special-purpose: loopback, private,
+  // uniqueLocal, linkLocal, carrierGradeNat, multicast, broadcast, reserved, 6to4, teredo...
+  const range = parsed.range();
+  return range === 'unicast' ? undefined : range;
+}

@@ -1,0 +1,47 @@
+// Zone export and import as BIND zone files. Import takes {"content": "..."} or a text/plain body.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { DnsContext } from '../../../dns/context.ts';
+import { exportZone, importZone } from '../../../dns/zone-file-io.ts';
+import { invalid } from '../../../errors.ts';
+import { principal } from '../../auth.ts';
+import { sendJson } from '../../json-reply.ts';
+import { errors } from '../../schemas/common.ts';
+import { ZoneParams } from '../../schemas/dns.ts';
+import { maxZoneFileBytes } from '../../../dns/zonefile/parse.ts';
+
+const tags = ['dns zones'];
+
+export async function zoneFileRoutes(app: FastifyInstance, ctx: DnsContext): Promise<void> {
+  app.get(
+    '/dns/v2/zones/:name/export',
+    { schema: { tags, summary: 'The zone as a BIND zone file', params: ZoneParams, response: { 200: Type.Object({ raw_zone: Type.String() }), ...errors(401, 404) } } },
+    async (request, reply) => sendJson(reply, 200, await exportZone(ctx, principal(request), (request.params as { name: string }).name)),
+  );
+
+  // Its own scope: only the import route reads text/plain bodies, and up to the zone-file limit.
+  await app.register(async (scope) => {
+    scope.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: maxZoneFileBytes }, (_request, body, done) => {
+      done(null, typeof body === 'string' ? body : body.toString('utf8'));
+    });
+    scope.withTypeProvider<TypeBoxTypeProvider>().post(
+      '/dns/v2/zones/:name/import',
+      {
+        bodyLimit: maxZoneFileBytes,
+        schema: {
+          tags,
+          summary: 'Create RRsets from a BIND zone file; existing RRsets, the SOA and the apex NS are skipped',
+          params: ZoneParams,
+          body: Type.Union([Type.Object({ content: Type.String() }), Type.String()]),
+          response: { 200: Type.Object({ created: Type.Array(Type.Unknown()), skipped: Type.Array(Type.Unknown()) }), ...errors(400, 401, 403, 404, 413, 415) },
+        },
+      },
+      async (request, reply) => {
+        const text = typeof request.body === 'string' ? request.body : request.body.content;
+        if (text.trim() === '') throw invalid('the zone file is empty', { content: 'must be a BIND zone file' });
+        return sendJson(reply, 200, await importZone(ctx, principal(request), request.params.name, text));
+      },
+    );
+  });
+}

@@ -1,0 +1,80 @@
+// /dns/v2/zones: create, list, read, update, delete, enable/disable; and the public platform info.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { DnsContext } from '../../../dns/context.ts';
+import { createZone, deleteZone, listZones, readZone, setZoneEnabled, updateZone } from '../../../dns/zones.ts';
+import { principal } from '../../auth.ts';
+import { sendJson } from '../../json-reply.ts';
+import { errors } from '../../schemas/common.ts';
+import { listParam, ZoneBody, ZoneListQuery, ZoneParams } from '../../schemas/dns.ts';
+
+const tags = ['dns zones'];
+const anyObject = Type.Record(Type.String(), Type.Unknown());
+
+export function zoneRoutes(app: FastifyInstance, ctx: DnsContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.post(
+    '/dns/v2/zones',
+    { schema: { tags, summary: 'Create a zone (it gets the service\'s apex NS)', body: ZoneBody, response: { 200: Type.Object({ id: Type.Integer(), warnings: Type.Array(Type.String()) }), ...errors(400, 401, 403, 409) } } },
+    async (request, reply) => sendJson(reply, 200, await createZone(ctx, principal(request), request.body)),
+  );
+
+  r.get(
+    '/dns/v2/zones',
+    { schema: { tags, summary: 'List the account\'s zones', querystring: ZoneListQuery, response: { 200: Type.Object({ zones: Type.Array(anyObject), total_amount: Type.Integer() }), ...errors(400, 401) } } },
+    async (request, reply) => {
+      const q = request.query;
+      const enabled = q.enabled ?? (q.status === undefined ? undefined : q.status === 'active');
+      const body = await listZones(ctx, principal(request), {
+        offset: q.offset,
+        limit: q.limit,
+        orderBy: q.order_by ?? 'name',
+        direction: q.order_direction ?? 'asc',
+        filter: { names: listParam(q.name).map((n) => n.toLowerCase().replace(/\.$/, '')), exactMatch: q.exact_match ?? false, enabled },
+      });
+      return sendJson(reply, 200, body);
+    },
+  );
+
+  r.get(
+    '/dns/v2/zones/:name',
+    { schema: { tags, summary: 'Read a zone with its SOA values and every RRset summary', params: ZoneParams, response: { 200: anyObject, ...errors(401, 404) } } },
+    async (request, reply) => sendJson(reply, 200, await readZone(ctx, principal(request), request.params.name)),
+  );
+
+  r.put(
+    '/dns/v2/zones/:name',
+    { schema: { tags, summary: 'Update SOA values, enabled and meta; absent fields keep their value', params: ZoneParams, body: ZoneBody, response: { 200: anyObject, ...errors(400, 401, 403, 404) } } },
+    async (request, reply) => sendJson(reply, 200, await updateZone(ctx, principal(request), request.params.name, request.body)),
+  );
+
+  r.delete(
+    '/dns/v2/zones/:name',
+    { schema: { tags, summary: 'Delete a zone with all its RRsets', params: ZoneParams, response: { 200: anyObject, ...errors(401, 403, 404) } } },
+    async (request, reply) => {
+      await deleteZone(ctx, principal(request), request.params.name);
+      return sendJson(reply, 200, {});
+    },
+  );
+
+  for (const action of ['enable', 'disable'] as const) {
+    r.patch(
+      `/dns/v2/zones/:name/${action}`,
+      { schema: { tags, summary: `${action === 'enable' ? 'Serve' : 'Stop serving'} the zone`, params: ZoneParams, response: { 200: anyObject, ...errors(401, 403, 404) } } },
+      async (request, reply) => {
+        await setZoneEnabled(ctx, principal(request), request.params.name, action === 'enable');
+        return sendJson(reply, 200, {});
+      },
+    );
+  }
+}
+
+export function platformRoutes(app: FastifyInstance, ctx: DnsContext): void {
+  app.get(
+    '/dns/v2/platform/info',
+    { schema: { tags, summary: 'The service\'s name servers (no authentication)', security: [], response: { 200: Type.Object({ name_servers: Type.Array(Type.String()) }) } } },
+    () => ({ name_servers: ctx.config.nameservers }),
+  );
+}

@@ -1,0 +1,78 @@
+// Request schemas of the DNS area, for validation and the OpenAPI document. Bodies are checked in
+// detail by the use cases (field-level errors for content, pickers and meta); these schemas set the
+// outer shape.
+import { Type } from 'typebox';
+
+const Meta = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.String()], {
+  description: 'An object, or a string holding a JSON object; keys `webhook` (URL) and `webhook_method` are acted on',
+});
+
+export const ZoneBody = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 255, description: 'Zone name (required on create; ignored on update)' })),
+  contact: Type.Optional(Type.String({ maxLength: 255, description: 'SOA contact: e-mail address or RNAME' })),
+  primary_server: Type.Optional(Type.String({ maxLength: 255 })),
+  enabled: Type.Optional(Type.Boolean()),
+  serial: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
+  refresh: Type.Optional(Type.Integer()),
+  retry: Type.Optional(Type.Integer()),
+  expiry: Type.Optional(Type.Integer()),
+  nx_ttl: Type.Optional(Type.Integer()),
+  meta: Type.Optional(Meta),
+});
+
+const Picker = Type.Object({
+  type: Type.String({ description: 'geodns, asn, country, continent, region, ip, default, geodistance, weighted_shuffle, first_n, healthcheck' }),
+  limit: Type.Optional(Type.Integer()),
+  strict: Type.Optional(Type.Boolean()),
+});
+
+export const RrsetBody = Type.Object({
+  ttl: Type.Optional(Type.Integer()),
+  meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  pickers: Type.Optional(Type.Array(Picker)),
+  filters: Type.Optional(Type.Array(Picker, { description: 'Alias of pickers; pickers wins' })),
+  resource_records: Type.Array(
+    Type.Object({
+      content: Type.Array(Type.Unknown(), { description: 'The record\'s RDATA fields in order (compat.md)' }),
+      enabled: Type.Optional(Type.Boolean()),
+      meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    }),
+  ),
+});
+
+const direction = Type.Union([Type.Literal('asc'), Type.Literal('desc')]);
+const paging = {
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'absent: everything' })),
+  order_direction: Type.Optional(direction),
+};
+
+export const ZoneListQuery = Type.Object({
+  ...paging,
+  order_by: Type.Optional(
+    Type.Union([Type.Literal('name'), Type.Literal('id'), Type.Literal('serial'), Type.Literal('status'), Type.Literal('created_at'), Type.Literal('updated_at')]),
+  ),
+  name: Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { description: 'repeated or comma-separated' })),
+  exact_match: Type.Optional(Type.Boolean()),
+  enabled: Type.Optional(Type.Boolean()),
+  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('disabled')])),
+});
+
+export const RrsetListQuery = Type.Object({
+  ...paging,
+  order_by: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('type'), Type.Literal('ttl'), Type.Literal('updated_at')])),
+  type: Type.Optional(Type.Array(Type.String({ maxLength: 16 }), { description: 'repeated or comma-separated' })),
+  all: Type.Optional(Type.Boolean({ description: 'accepted for compatibility; lists are complete unless limit is set' })),
+});
+
+export const ZoneParams = Type.Object({ name: Type.String({ maxLength: 255 }) });
+export const RrsetParams = Type.Object({
+  zoneName: Type.String({ maxLength: 255 }),
+  rrsetName: Type.String({ maxLength: 255 }),
+  rrsetType: Type.String({ maxLength: 16 }),
+});
+
+/** `a,b` and repeated keys both give ['a', 'b']. */
+export function listParam(values: string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+}

@@ -1,0 +1,104 @@
+// RRsets and their records. An RRset is replaced whole: its records are deleted and re-inserted
+// in one transaction, so readers never see half an update.
+import type { Selectable } from 'kysely';
+import type { Db } from './database.ts';
+import type { RecordsTable, RrsetsTable } from './schema.ts';
+
+export type RrsetRow = Selectable<RrsetsTable>;
+export type RecordRow = Selectable<RecordsTable>;
+
+export interface RrsetWithRecords extends RrsetRow {
+  records: RecordRow[];
+}
+
+export interface RrsetData {
+  name: string;
+  type: string;
+  ttl: number;
+  meta: string;
+  pickers: string | null;
+  records: { content: string; enabled: number; meta: string }[];
+}
+
+export function findRrset(db: Db, zoneId: number, name: string, type: string): Promise<RrsetRow | undefined> {
+  return db.selectFrom('rrsets').selectAll().where('zone_id', '=', zoneId).where('name', '=', name).where('type', '=', type).executeTakeFirst();
+}
+
+/** Types present at one owner name of a zone. */
+export async function typesAtName(db: Db, zoneId: number, name: string): Promise<string[]> {
+  const rows = await db.selectFrom('rrsets').select('type').where('zone_id', '=', zoneId).where('name', '=', name).execute();
+  return rows.map((r) => r.type);
+}
+
+/** Names of the zone holding an RRset of this type (for delegation checks). */
+export async function namesWithType(db: Db, zoneId: number, type: string): Promise<string[]> {
+  const rows = await db.selectFrom('rrsets').select('name').where('zone_id', '=', zoneId).where('type', '=', type).execute();
+  return rows.map((r) => r.name);
+}
+
+export async function withRecords(db: Db, rrsets: RrsetRow[]): Promise<RrsetWithRecords[]> {
+  if (rrsets.length === 0) return [];
+  const records: RecordRow[] = [];
+  // Bounded IN lists: SQLite allows 32,766 parameters, PostgreSQL 65,535.
+  for (let i = 0; i < rrsets.length; i += 5000) {
+    const ids = rrsets.slice(i, i + 5000).map((r) => r.id);
+    records.push(...(await db.selectFrom('records').selectAll().where('rrset_id', 'in', ids).orderBy('rrset_id').orderBy('position').execute()));
+  }
+  const byRrset = Map.groupBy(records, (r) => r.rrset_id);
+  return rrsets.map((r) => ({ ...r, records: byRrset.get(r.id) ?? [] }));
+}
+
+export async function zoneRrsets(db: Db, zoneId: number): Promise<RrsetWithRecords[]> {
+  return withRecords(db, await db.selectFrom('rrsets').selectAll().where('zone_id', '=', zoneId).orderBy('name').orderBy('type').execute());
+}
+
+export type RrsetOrder = 'name' | 'type' | 'ttl' | 'updated_at';
+
+export async function listRrsets(
+  db: Db,
+  zoneId: number,
+  filter: { types: string[] },
+  page: { offset: number; limit: number | undefined; orderBy: RrsetOrder; direction: 'asc' | 'desc' },
+): Promise<{ rrsets: RrsetWithRecords[]; total: number }> {
+  const base = () => {
+    const query = db.selectFrom('rrsets').where('zone_id', '=', zoneId);
+    return filter.types.length > 0 ? query.where('type', 'in', filter.types) : query;
+  };
+  const [rows, count] = await Promise.all([
+    base()
+      .selectAll()
+      .orderBy(page.orderBy, page.direction)
+      .orderBy('name')
+      .orderBy('type')
+      // SQLite needs a LIMIT before an OFFSET; "no limit" is the largest one both engines accept.
+      .limit(page.limit ?? 2 ** 31 - 1)
+      .offset(page.offset)
+      .execute(),
+    base().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rrsets: await withRecords(db, rows), total: count.n };
+}
+
+/** Inserts or replaces an RRset with its records; returns the stored row and records. */
+export async function upsertRrset(db: Db, zoneId: number, data: RrsetData, at: string): Promise<{ rrset: RrsetWithRecords; created: boolean }> {
+  const existing = await findRrset(db, zoneId, data.name, data.type);
+  const fields = { ttl: data.ttl, meta: data.meta, pickers: data.pickers, updated_at: at };
+  const row = existing
+    ? await db.updateTable('rrsets').set(fields).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow()
+    : await db.insertInto('rrsets').values({ zone_id: zoneId, name: data.name, type: data.type, ...fields }).returningAll().executeTakeFirstOrThrow();
+  if (existing) await db.deleteFrom('records').where('rrset_id', '=', row.id).execute();
+  const records =
+    data.records.length === 0
+      ? []
+      : await db
+          .insertInto('records')
+          .values(data.records.map((r, position) => ({ ...r, rrset_id: row.id, position })))
+          .returningAll()
+          .execute();
+  records.sort((a, b) => a.position - b.position);
+  return { rrset: { ...row, records }, created: existing === undefined };
+}
+
+export async function deleteRrset(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('rrsets').where('id', '=', id).execute();
+}

@@ -1,0 +1,78 @@
+// Zones repository. Reads a caller can steer are scoped by account; zone names are unique
+// across the whole service.
+import { sql, type Selectable } from 'kysely';
+import type { Db, Engine } from './database.ts';
+import type { ZonesTable } from './schema.ts';
+
+export type ZoneRow = Selectable<ZonesTable>;
+
+export function findZoneByName(db: Db, name: string): Promise<ZoneRow | undefined> {
+  return db.selectFrom('zones').selectAll().where('name', '=', name).executeTakeFirst();
+}
+
+export function findAccountZone(db: Db, accountId: number, name: string): Promise<ZoneRow | undefined> {
+  return db.selectFrom('zones').selectAll().where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
+}
+
+/** Reads the zone inside a transaction, locking its row on PostgreSQL so writers of one zone queue up. */
+export function lockZone(db: Db, engine: Engine, id: number): Promise<ZoneRow> {
+  const query = db.selectFrom('zones').selectAll().where('id', '=', id);
+  // SQLite has no row locks; its writers are serialised by the database lock.
+  return (engine === 'postgres' ? query.forUpdate() : query).executeTakeFirstOrThrow();
+}
+
+export function insertZone(db: Db, zone: Omit<ZoneRow, 'id'>): Promise<ZoneRow> {
+  return db.insertInto('zones').values(zone).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateZone(db: Db, id: number, changes: Partial<Omit<ZoneRow, 'id' | 'account_id' | 'name'>>): Promise<void> {
+  await db.updateTable('zones').set(changes).where('id', '=', id).execute();
+}
+
+export async function deleteZone(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('zones').where('id', '=', id).execute();
+}
+
+export interface ZoneFilter {
+  accountId: number;
+  names: string[];
+  exactMatch: boolean;
+  enabled: boolean | undefined;
+}
+
+export type ZoneOrder = 'name' | 'id' | 'serial' | 'status' | 'created_at' | 'updated_at';
+
+function filtered(db: Db, filter: ZoneFilter) {
+  let query = db.selectFrom('zones').where('account_id', '=', filter.accountId);
+  if (filter.names.length > 0) {
+    query = query.where((eb) =>
+      eb.or(
+        filter.names.map((n) =>
+          filter.exactMatch
+            ? eb('name', '=', n)
+            : // Both engines honour ESCAPE; `_` is common in names and must not act as a wildcard.
+              sql<boolean>`${sql.ref('name')} like ${`%${n.replace(/[%_\\]/g, '\\$&')}%`} escape '\\'`,
+        ),
+      ),
+    );
+  }
+  if (filter.enabled !== undefined) query = query.where('enabled', '=', filter.enabled ? 1 : 0);
+  return query;
+}
+
+export async function listZones(
+  db: Db,
+  filter: ZoneFilter,
+  page: { offset: number; limit: number | undefined; orderBy: ZoneOrder; direction: 'asc' | 'desc' },
+): Promise<{ zones: ZoneRow[]; total: number }> {
+  // `status` is derived from `enabled`: active sorts before disabled.
+  const column = page.orderBy === 'status' ? 'enabled' : page.orderBy;
+  const direction = page.orderBy === 'status' ? (page.direction === 'asc' ? 'desc' : 'asc') : page.direction;
+  // SQLite needs a LIMIT before an OFFSET; "no limit" is the largest one both engines accept.
+  const query = filtered(db, filter).selectAll().orderBy(column, direction).orderBy('id').limit(page.limit ?? 2 ** 31 - 1).offset(page.offset);
+  const [zones, count] = await Promise.all([
+    query.execute(),
+    filtered(db, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { zones, total: count.n };
+}
