@@ -1,0 +1,201 @@
+// What a committed DNS change sets in motion: serials that never collide under concurrent writers,
+// the change feed, zone webhooks (delivered, retried, surviving a restart, refused to private
+// addresses by default), and a DS that an independent DNSSEC implementation agrees with.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { assertError } from '../support/assertions.ts';
+import { engines } from '../support/engines.ts';
+import { bearer, call, login } from '../support/http.ts';
+import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
+
+const run = promisify(execFile);
+
+interface Delivery {
+  method: string;
+  headers: http.IncomingHttpHeaders;
+  body: { created: { name: string; type: string }[]; updated: { name: string }[]; deleted: { name: string }[] };
+}
+
+/** A local webhook receiver; `failures` first requests answer 500. */
+async function receiver(failures = 0, port = 0) {
+  const deliveries: Delivery[] = [];
+  let failuresLeft = failures;
+  const server = http.createServer((request, response) => {
+    let text = '';
+    request.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    request.on('end', () => {
+      deliveries.push({ method: request.method ?? '', headers: request.headers, body: JSON.parse(text) as Delivery['body'] });
+      response.statusCode = failuresLeft-- > 0 ? 500 : 204;
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}/hook`,
+    port: address.port,
+    deliveries,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+for (const engine of engines()) {
+  describe(`DNS changes (${engine})`, () => {
+    let service: Service;
+    let auth: string;
+    const dns = (method: string, path: string, body?: unknown) => call(service.url, method, path, { auth, body, contentType: 'application/json' });
+    before(async () => {
+      service = await startService({ engine, env: { EDGEPLANE_WEBHOOK_ALLOW_PRIVATE: '1' } });
+      auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
+    });
+    after(() => service.dispose());
+
+    test('64 concurrent PUTs of different RRsets of one zone all land, each with its own serial', async () => {
+      assert.equal((await dns('POST', '/dns/v2/zones', { name: 'busy.example' })).status, 200);
+      const before = (await dns('GET', '/dns/v2/zones/busy.example')).body.Zone.serial as number;
+      const results = await Promise.all(
+        Array.from({ length: 64 }, (_, i) => dns('PUT', `/dns/v2/zones/busy.example/host${i}/A`, { ttl: 60, resource_records: [{ content: [`192.0.2.${i}`] }] })),
+      );
+      assert.deepEqual(results.map((r) => r.status), Array.from({ length: 64 }, () => 200));
+      const zone = (await dns('GET', '/dns/v2/zones/busy.example')).body.Zone;
+      assert.equal(zone.serial, before + 64, 'one serial per committed change, none reused');
+      const listed = await dns('GET', '/dns/v2/zones/busy.example/rrsets?type=A');
+      assert.equal(listed.body.total_amount, 64);
+      assert.deepEqual(
+        listed.body.rrsets.map((r: { resource_records: { content: string[] }[] }) => r.resource_records[0]?.content[0]).sort(),
+        Array.from({ length: 64 }, (_, i) => `192.0.2.${i}`).sort(),
+      );
+    });
+
+    test('every committed change is announced with the new serial (PostgreSQL NOTIFY to other nodes)', { skip: engine !== 'postgres' && 'the SQLite feed is in-process; the DNS server consumes it' }, async () => {
+      const client = new pg.Client({ connectionString: service.env['EDGEPLANE_DATABASE_URL'] });
+      await client.connect();
+      try {
+        const heard: { zone: string; serial: number }[] = [];
+        client.on('notification', (n) => heard.push(JSON.parse(n.payload ?? '{}') as { zone: string; serial: number }));
+        await client.query('LISTEN edgeplane_zone_changes');
+        await dns('POST', '/dns/v2/zones', { name: 'feed.example' });
+        await dns('PUT', '/dns/v2/zones/feed.example/www/A', { resource_records: [{ content: ['192.0.2.1'] }] });
+        // A refused write changes nothing and announces nothing.
+        assertError(await dns('PUT', '/dns/v2/zones/feed.example/www/A', { resource_records: [{ content: ['not-an-ip'] }] }), 400);
+        await dns('PATCH', '/dns/v2/zones/feed.example/disable');
+        const serial = (await dns('GET', '/dns/v2/zones/feed.example')).body.Zone.serial as number;
+        await waitFor(() => heard.filter((h) => h.zone === 'feed.example').length >= 3);
+        const serials = heard.filter((h) => h.zone === 'feed.example').map((h) => h.serial);
+        assert.equal(serials.length, 3);
+        assert.equal(serials[2], serial);
+        assert.equal(serials[1], serial - 1);
+      } finally {
+        await client.end();
+      }
+    });
+
+    test('a zone webhook receives {created, updated, deleted} with its method, and is retried after a failure', async () => {
+      const hook = await receiver(1);
+      try {
+        await dns('POST', '/dns/v2/zones', { name: 'hooked.example', meta: JSON.stringify({ webhook: hook.url, webhook_method: 'put' }) });
+        await dns('PUT', '/dns/v2/zones/hooked.example/www/A', { resource_records: [{ content: ['192.0.2.7'] }] });
+        // The first attempt got a 500; the retry follows after a short backoff.
+        await waitFor(() => hook.deliveries.length >= 2);
+        const [first, second] = hook.deliveries;
+        assert.equal(second?.method, 'PUT');
+        assert.deepEqual(second?.body, first?.body);
+        assert.equal(second?.headers['x-edgeplane-delivery'], first?.headers['x-edgeplane-delivery']);
+        assert.deepEqual(second?.body.created.map((r) => [r.name, r.type]), [['www.hooked.example', 'A']]);
+        assert.deepEqual([second?.body.updated, second?.body.deleted], [[], []]);
+
+        await dns('PUT', '/dns/v2/zones/hooked.example/www/A', { resource_records: [{ content: ['192.0.2.8'] }] });
+        await dns('DELETE', '/dns/v2/zones/hooked.example/www/A');
+        await waitFor(() => hook.deliveries.length >= 4);
+        assert.deepEqual(hook.deliveries[2]?.body.updated.map((r) => r.name), ['www.hooked.example']);
+        assert.deepEqual(hook.deliveries[3]?.body.deleted.map((r) => r.name), ['www.hooked.example']);
+      } finally {
+        await hook.close();
+      }
+    });
+
+    test('a webhook that could not be delivered is delivered after a restart', async () => {
+      // Reserve a port, then close it: the first attempt is refused.
+      const probe = await receiver();
+      const port = probe.port;
+      await probe.close();
+      await dns('POST', '/dns/v2/zones', { name: 'restart.example', meta: { webhook: `http://127.0.0.1:${port}/hook` } });
+      await dns('PUT', '/dns/v2/zones/restart.example/www/TXT', { resource_records: [{ content: ['survives'] }] });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(await service.stop('SIGKILL'), 'SIGKILL');
+      const hook = await receiver(0, port);
+      try {
+        service = await service.restart();
+        await waitFor(() => hook.deliveries.length >= 1);
+        assert.deepEqual(hook.deliveries[0]?.body.created.map((r) => r.name), ['www.restart.example']);
+      } finally {
+        await hook.close();
+      }
+    });
+
+    test('webhook URLs are validated at write time', async () => {
+      const bad = await dns('POST', '/dns/v2/zones', { name: 'badhook.example', meta: { webhook: 'ftp://example.com/x' } });
+      assertError(bad, 400, 'invalid_input');
+      assert.ok('meta.webhook' in bad.body.fields);
+      assertError(await dns('POST', '/dns/v2/zones', { name: 'badhook.example', meta: { webhook: 'https://example.com/', webhook_method: 'TRACE' } }), 400);
+      assertError(await dns('POST', '/dns/v2/zones', { name: 'badhook.example', meta: '{not json' }), 400);
+      assertError(await dns('GET', '/dns/v2/zones/badhook.example'), 404);
+    });
+
+    test('the DS the API returns is the one an independent implementation derives from the DNSKEY', async (t) => {
+      const tool = await run('sh', ['-c', 'command -v ldns-key2ds']).catch(() => undefined);
+      if (tool === undefined) {
+        if (process.env['CI'] !== undefined) assert.fail('ldns-key2ds (Debian ldnsutils) is required in CI; .ci/run installs it');
+        t.skip('ldns-key2ds (Debian ldnsutils) is not installed');
+        return;
+      }
+      await dns('POST', '/dns/v2/zones', { name: 'signed.example' });
+      const key = (await dns('PATCH', '/dns/v2/zones/signed.example/dnssec', { enabled: true })).body;
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-ds-'));
+      try {
+        const file = path.join(dir, 'Ksigned.example.key');
+        fs.writeFileSync(file, `signed.example. 3600 IN DNSKEY ${key.flags} 3 ${key.algorithm} ${key.public_key}\n`);
+        await run('ldns-key2ds', ['-n', '-2', file], { cwd: dir }).then(({ stdout }) => {
+          const fieldsOf = (ds: string) => ds.trim().split(/\s+/).slice(-4).join(' ').toUpperCase();
+          assert.equal(fieldsOf(stdout), fieldsOf(key.ds));
+          assert.match(key.ds, new RegExp(`^signed\\.example\\. 3600 IN DS ${key.key_tag} 13 2 ${key.digest}$`));
+        });
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe(`webhooks to private addresses (${engine})`, () => {
+    test('are refused unless EDGEPLANE_WEBHOOK_ALLOW_PRIVATE=1', async () => {
+      const service = await startService({ engine });
+      const hook = await receiver();
+      try {
+        const auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
+        const dns = (method: string, path: string, body?: unknown) => call(service.url, method, path, { auth, body });
+        await dns('POST', '/dns/v2/zones', { name: 'private.example', meta: { webhook: hook.url } });
+        assert.equal((await dns('PUT', '/dns/v2/zones/private.example/www/A', { resource_records: [{ content: ['192.0.2.1'] }] })).status, 200);
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        assert.equal(hook.deliveries.length, 0);
+      } finally {
+        await hook.close();
+        await service.dispose();
+      }
+    });
+  });
+}
