@@ -114,10 +114,10 @@ for (const engine of engines()) {
         await waitFor(() => hook.deliveries.length >= 2);
         const [first, second] = hook.deliveries;
         assert.equal(second?.method, 'PUT');
-        assert.deepEqual(second?.body, first?.body);
-        assert.equal(second?.headers['x-edgeplane-delivery'], first?.headers['x-edgeplane-delivery']);
-        assert.deepEqual(second?.body.created.map((r) => [r.name, r.type]), [['www.hooked.example', 'A']]);
-        assert.deepEqual([second?.body.updated, second?.body.deleted], [[], []]);
+        assert.deepEqual(second.body, first.body);
+        assert.equal(second.headers['x-edgeplane-delivery'], first.headers['x-edgeplane-delivery']);
+        assert.deepEqual(second.body.created.map((r) => [r.name, r.type]), [['www.hooked.example', 'A']]);
+        assert.deepEqual([second.body.updated, second.body.deleted], [[], []]);
 
         await dns('PUT', '/dns/v2/zones/hooked.example/www/A', { resource_records: [{ content: ['192.0.2.8'] }] });
         await dns('DELETE', '/dns/v2/zones/hooked.example/www/A');
