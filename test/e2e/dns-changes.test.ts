@@ -112,8 +112,8 @@ for (const engine of engines()) {
         await dns('PUT', '/dns/v2/zones/hooked.example/www/A', { resource_records: [{ content: ['192.0.2.7'] }] });
         // The first attempt got a 500; the retry follows after a short backoff.
         await waitFor(() => hook.deliveries.length >= 2);
-        const [first, second] = hook.deliveries;
-        assert.equal(second?.method, 'PUT');
+        const [first, second] = hook.deliveries as [Delivery, Delivery];
+        assert.equal(second.method, 'PUT');
         assert.deepEqual(second.body, first.body);
         assert.equal(second.headers['x-edgeplane-delivery'], first.headers['x-edgeplane-delivery']);
         assert.deepEqual(second.body.created.map((r) => [r.name, r.type]), [['www.hooked.example', 'A']]);
