@@ -16,7 +16,7 @@ export async function rrsetCounts(db: Db, zoneIds: number[]): Promise<Map<number
       'zone_id',
       (eb) => eb.fn.countAll<number>().as('total'),
       sql<string | number>`sum(case when pickers is null then 0 else 1 end)`.as('dynamic'),
-      sql<string | number>`sum(case when meta like '%"failover"%' or pickers like '%"healthcheck"%' or pickers like '%"is_healthy"%' then 1 else 0 end)`.as('healthcheck'),
+      (eb) => eb.fn.sum<string | number>('healthcheck').as('healthcheck'),
     ])
     .where('zone_id', 'in', zoneIds)
     .groupBy('zone_id')

@@ -40,8 +40,15 @@ function stored(valid: ValidRrset, t: Target) {
     ttl: valid.ttl,
     meta: JSON.stringify(valid.meta),
     pickers: valid.pickers === null ? null : JSON.stringify(valid.pickers),
+    healthcheck: isHealthchecked(valid) ? 1 : 0,
     records: valid.records.map((r) => ({ content: JSON.stringify(r.content), enabled: r.enabled ? 1 : 0, meta: JSON.stringify(r.meta) })),
   };
+}
+
+/** A dynamic RRset whose answers depend on health checks. */
+function isHealthchecked(valid: ValidRrset): boolean {
+  const healthPicker = valid.pickers?.some((p) => p.type === 'healthcheck' || p.type === 'is_healthy') ?? false;
+  return valid.pickers !== null && (healthPicker || valid.meta['failover'] !== undefined);
 }
 
 export async function getRrset(ctx: DnsContext, caller: Principal, zonePath: string, namePath: string, typePath: string) {

@@ -111,7 +111,7 @@ export async function importZone(ctx: DnsContext, caller: Principal, zonePath: s
       const { rrset } = await upsertRrset(
         tx,
         zone.id,
-        { name: c.name, type: c.type, ttl: c.ttl, meta: '{}', pickers: null, records: unique.map((r) => ({ content: JSON.stringify(r), enabled: 1, meta: '{}' })) },
+        { name: c.name, type: c.type, ttl: c.ttl, meta: '{}', pickers: null, healthcheck: 0, records: unique.map((r) => ({ content: JSON.stringify(r), enabled: 1, meta: '{}' })) },
         now,
       );
       created.push({ name: c.name, type: c.type, records: unique.length });

@@ -54,6 +54,7 @@ export async function createZone(ctx: DnsContext, caller: Principal, body: ZoneB
           ttl: apexNsTtl,
           meta: '{}',
           pickers: null,
+          healthcheck: 0,
           records: ctx.config.nameservers.map((ns) => ({ content: JSON.stringify([ns]), enabled: 1, meta: '{}' })),
         },
         now,

@@ -17,6 +17,7 @@ export interface RrsetData {
   ttl: number;
   meta: string;
   pickers: string | null;
+  healthcheck: number;
   records: { content: string; enabled: number; meta: string }[];
 }
 
@@ -67,9 +68,10 @@ export async function listRrsets(
   const [rows, count] = await Promise.all([
     base()
       .selectAll()
+      // Ties follow the requested direction too, so `desc` reverses the whole list.
       .orderBy(page.orderBy, page.direction)
-      .orderBy('name')
-      .orderBy('type')
+      .orderBy('name', page.direction)
+      .orderBy('type', page.direction)
       // SQLite needs a LIMIT before an OFFSET; "no limit" is the largest one both engines accept.
       .limit(page.limit ?? 2 ** 31 - 1)
       .offset(page.offset)
@@ -82,7 +84,7 @@ export async function listRrsets(
 /** Inserts or replaces an RRset with its records; returns the stored row and records. */
 export async function upsertRrset(db: Db, zoneId: number, data: RrsetData, at: string): Promise<{ rrset: RrsetWithRecords; created: boolean }> {
   const existing = await findRrset(db, zoneId, data.name, data.type);
-  const fields = { ttl: data.ttl, meta: data.meta, pickers: data.pickers, updated_at: at };
+  const fields = { ttl: data.ttl, meta: data.meta, pickers: data.pickers, healthcheck: data.healthcheck, updated_at: at };
   const row = existing
     ? await db.updateTable('rrsets').set(fields).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow()
     : await db.insertInto('rrsets').values({ zone_id: zoneId, name: data.name, type: data.type, ...fields }).returningAll().executeTakeFirstOrThrow();

@@ -74,6 +74,8 @@ export interface RrsetsTable {
   meta: string;
   /** JSON array, or null for a static RRset. */
   pickers: string | null;
+  /** 1 for a dynamic RRset with health checks (meta.failover or a health picker). */
+  healthcheck: number;
   updated_at: string;
 }
 

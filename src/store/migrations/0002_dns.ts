@@ -34,6 +34,8 @@ export async function up(db: Kysely<unknown>, { id }: MigrationContext): Promise
     .addColumn('meta', 'text', (c) => c.notNull())
     /** JSON array of pickers, or NULL for a static RRset. */
     .addColumn('pickers', 'text')
+    /** 1 for a dynamic RRset with health checks (meta.failover or a health picker). */
+    .addColumn('healthcheck', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addUniqueConstraint('rrsets_zone_name_type', ['zone_id', 'name', 'type'])
     .execute();
