@@ -21,17 +21,20 @@ export interface ChangeOutcome<T> {
   requestedSerial?: number | undefined;
   /** RRset changes for the zone's webhook; nothing is sent when all lists are empty. */
   rrsetChanges?: RrsetChanges;
+  /** The work changed nothing after all: no serial bump, no event. */
+  unchanged?: boolean;
 }
 
 export async function commitZoneChange<T>(
   ctx: DnsContext,
   zoneId: number,
   work: (tx: Db, zone: ZoneRow) => Promise<ChangeOutcome<T>>,
-): Promise<{ result: T; serial: number }> {
+): Promise<{ result: T; serial: number | undefined }> {
   const { store } = ctx;
   const committed = await store.db.transaction().execute(async (tx) => {
     const zone = await lockZone(tx, store.engine, zoneId);
     const outcome = await work(tx, zone);
+    if (outcome.unchanged === true) return { result: outcome.result, change: undefined, webhookQueued: false };
     const serial = nextSerial(zone.serial, outcome.requestedSerial);
     const now = new Date().toISOString();
     await updateZone(tx, zoneId, { ...outcome.zoneFields, serial, updated_at: now });
@@ -48,6 +51,7 @@ export async function commitZoneChange<T>(
     await notifyOtherNodes(tx, store.engine, change);
     return { result: outcome.result, change, webhookQueued };
   });
+  if (committed.change === undefined) return { result: committed.result, serial: undefined };
   ctx.changes.publish(committed.change);
   if (committed.webhookQueued) ctx.wakeWebhooks();
   return { result: committed.result, serial: committed.change.serial };

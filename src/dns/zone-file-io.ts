@@ -78,7 +78,7 @@ export async function importZone(ctx: DnsContext, caller: Principal, zonePath: s
     const records: ContentValue[][] = [];
     for (const entry of entries) {
       try {
-        records.push(type.parse(type.fromText(entry.rdata, zone.name), zone.name));
+        records.push(type.parse(type.fromText(entry.rdata, entry.origin), zone.name));
       } catch (e) {
         if (!(e instanceof ContentError)) throw e;
         skipped.push({ line: entry.line, name: entry.name, type: type.type, reason: e.message });
@@ -91,8 +91,10 @@ export async function importZone(ctx: DnsContext, caller: Principal, zonePath: s
     const created: ImportResult['created'] = [];
     const views: unknown[] = [];
     const now = new Date().toISOString();
-    // CNAMEs last: a name's other data is in place first, so a conflicting CNAME is the one skipped.
-    candidates.sort((a, b) => Number(a.type === 'CNAME') - Number(b.type === 'CNAME'));
+    // NS before DS (a DS needs its delegation in place), CNAMEs last (a name's other data is in
+    // place first, so a conflicting CNAME is the one skipped).
+    const rank = (type: string) => (type === 'NS' ? 0 : type === 'DS' ? 2 : type === 'CNAME' ? 3 : 1);
+    candidates.sort((a, b) => rank(a.type) - rank(b.type));
     for (const c of candidates) {
       const type = recordType(c.type);
       if (type === undefined) continue;
@@ -117,7 +119,7 @@ export async function importZone(ctx: DnsContext, caller: Principal, zonePath: s
       created.push({ name: c.name, type: c.type, records: unique.length });
       views.push(rrsetView(rrset, ctx.config.compat));
     }
-    return { result: created, rrsetChanges: { created: views, updated: [], deleted: [] } };
+    return { result: created, unchanged: created.length === 0, rrsetChanges: { created: views, updated: [], deleted: [] } };
   });
   skipped.sort((a, b) => a.line - b.line);
   return { created: result, skipped };

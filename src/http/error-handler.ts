@@ -35,7 +35,11 @@ function toApiError(error: FastifyError | ApiError): ApiError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError(413, 'body_too_large', 'request body is too large (JSON bodies: 1 MiB)');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError(415, 'unsupported_media_type', 'unsupported content type; send application/json');
+      return new ApiError(415, 'unsupported_media_type', 'unsupported content type; send application/json (zone import also takes text/plain)');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError(414, 'uri_too_long', 'a path segment is longer than 1024 characters');
+    case 'FST_ERR_BAD_URL':
+      return new ApiError(400, 'bad_url', 'the URL is malformed (bad percent-encoding?)');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError(400, 'bad_content_length', 'Content-Length does not match the body');
   }
@@ -44,8 +48,16 @@ function toApiError(error: FastifyError | ApiError): ApiError {
   return new ApiError(500, 'internal_error', 'internal error');
 }
 
-function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(error.body());
+}
+
+/**
+ * Errors Fastify raises before routing (a malformed URL, an over-long path parameter): the same
+ * error model as everywhere else.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void sendError(reply, toApiError(error));
 }
 
 /** Path patterns of every route, to tell "no such path" (404) from "not this method" (405). */

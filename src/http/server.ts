@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.ts';
 import { registerAuthentication } from './auth.ts';
-import { registerErrorHandling } from './error-handler.ts';
+import { frameworkErrors, registerErrorHandling } from './error-handler.ts';
 import { bodyLimit, registerJsonBody } from './json-body.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -35,6 +35,9 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
     genReqId: requestId,
     bodyLimit,
     return503OnClosing: true,
+    // RRset names of up to 253 octets arrive percent-encoded in paths; the default (100) is too short.
+    maxParamLength: 1024,
+    frameworkErrors,
     // Clients send `name=a,b` or repeat keys, with stray `&`; the default parser copes.
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
   });

@@ -84,7 +84,7 @@ describe('AAAA', () => {
       [['2001:db8:0:1:1:1:1:1'], ['2001:db8:0:1:1:1:1:1']],
       [['0001::'], ['1::']],
       [['::1'], ['::1']],
-      [['::ffff:192.0.2.1'], ['::ffff:c000:201']],
+      [['::ffff:192.0.2.1'], ['::ffff:192.0.2.1']],
       [['::1.2.3.4'], ['::102:304']],
     ]);
   });
@@ -456,4 +456,9 @@ describe('registry', () => {
     );
     for (const [name, type] of recordTypes) assert.equal(type.type, name);
   });
+});
+
+test('AAAA: an IPv4-mapped address keeps its IPv4 part dotted (RFC 5952 §5)', () => {
+  assert.deepEqual(recordType('AAAA')?.parse(['::FFFF:192.0.2.1'], 'example.com'), ['::ffff:192.0.2.1']);
+  assert.deepEqual(recordType('AAAA')?.parse(['::ffff:c000:201'], 'example.com'), ['::ffff:192.0.2.1']);
 });

@@ -14,5 +14,14 @@ export function ipv4(value: unknown, label: string): string {
 export function ipv6(value: unknown, label: string): string {
   const host = typeof value === 'string' && isIPv6(value) && !value.includes('%') ? URL.parse(`http://[${value}]/`)?.hostname : undefined;
   if (host === undefined) throw new ContentError(`${label} must be an IPv6 address, got ${describe(value)}`);
-  return host.slice(1, -1);
+  return dottedMapped(host.slice(1, -1));
+}
+
+/** RFC 5952 §5: an IPv4-mapped address keeps its IPv4 part in dotted form (::ffff:192.0.2.1). */
+function dottedMapped(address: string): string {
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(address);
+  if (!mapped) return address;
+  const high = parseInt(mapped[1] ?? '0', 16);
+  const low = parseInt(mapped[2] ?? '0', 16);
+  return `::ffff:${[high >> 8, high & 255, low >> 8, low & 255].join('.')}`;
 }

@@ -15,6 +15,8 @@ export interface ZoneEntry {
   /** Upper case mnemonic, or `TYPE123` for a type written in RFC 3597 form. */
   type: string;
   rdata: ZoneToken[];
+  /** The $ORIGIN in force at this entry: relative names inside its RDATA are relative to it. */
+  origin: string;
 }
 
 export interface SoaEntry {
@@ -185,7 +187,7 @@ export function parseZoneFile(text: string, origin: string): ParsedZone {
     }
 
     const resolvedTtl = ttl ?? directiveTtl ?? previousTtl ?? soa?.minimum ?? fallbackTtl;
-    records.push({ line: entry.line, name, ttl: resolvedTtl, type, rdata: rdata.map(({ value, quoted }) => ({ value, quoted })) });
+    records.push({ line: entry.line, name, ttl: resolvedTtl, type, rdata: rdata.map(({ value, quoted }) => ({ value, quoted })), origin: currentOrigin });
     previousTtl = resolvedTtl;
   };
 
