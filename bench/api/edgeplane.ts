@@ -1,0 +1,118 @@
+// edgeplane under test: the real service as a child process on a temporary SQLite data dir, driven
+// through its public API with an API token, as a provisioning script would.
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { keepAliveAgent, runCount, send, sendOk, type Endpoint, type RequestSpec } from './load.ts';
+import { listeningPorts } from './proc-cpu.ts';
+import { address, sleep, terminate, watchLog, zoneName, type BenchServer } from './server.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const adminEmail = 'bench@example.com';
+const adminPassword = 'bench-password-123';
+
+export async function startEdgeplane(): Promise<BenchServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-bench-'));
+  // Log level warn: at info Fastify writes two JSON lines per request, which would charge the server
+  // for logging that PowerDNS (which logs no successful API calls) does not do. The URL line is then
+  // not printed, so the port (0 = any free one, no race) is read from /proc instead.
+  const child = spawn(process.execPath, [path.join(root, 'src/main.ts'), 'serve'], {
+    env: {
+      PATH: process.env['PATH'],
+      EDGEPLANE_API_LISTEN: '127.0.0.1:0',
+      EDGEPLANE_DATA_DIR: dataDir,
+      EDGEPLANE_ADMIN_EMAIL: adminEmail,
+      EDGEPLANE_ADMIN_PASSWORD: adminPassword,
+      EDGEPLANE_LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log = watchLog(child);
+  const output = log.tail;
+  const stop = async () => {
+    await terminate(child);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  try {
+    const pid = child.pid!;
+    const version = edgeplaneVersion();
+    const endpoint = await waitForApi(pid, () => child.exitCode !== null || child.signalCode !== null, output);
+    const agent = keepAliveAgent(4);
+    const json = (spec: RequestSpec) => sendOk(agent, endpoint, spec).then((r) => JSON.parse(r.body.toString()));
+
+    const { access } = await json({ method: 'POST', path: '/iam/auth/jwt/login', headers: {}, body: JSON.stringify({ username: adminEmail, password: adminPassword }) });
+    const bearer = { authorization: `Bearer ${access}` };
+    const me = await json({ method: 'GET', path: '/iam/clients/me', headers: bearer });
+    const { token } = await json({ method: 'POST', path: `/iam/v2/clients/${me.id}/tokens`, headers: bearer, body: JSON.stringify({ name: 'bench' }) });
+    // A permanent API token, as scripts use; it is what every measured request authenticates with.
+    const headers = { authorization: `APIKey ${token}` };
+    await json({ method: 'POST', path: '/dns/v2/zones', headers, body: JSON.stringify({ name: zoneName }) });
+    agent.destroy();
+
+    const upsertAt = (label: string, n: number): RequestSpec => ({
+      method: 'PUT',
+      path: `/dns/v2/zones/${zoneName}/${label}.${zoneName}/A`,
+      headers,
+      body: JSON.stringify({ ttl: 300, resource_records: [{ content: [address(n)] }] }),
+    });
+    return {
+      name: 'edgeplane',
+      pid,
+      endpoint,
+      durability: 'SQLite (node:sqlite) journal_mode=WAL, synchronous=NORMAL',
+      upsert: (n) => upsertAt(`host${n}`, n),
+      readZone: () => ({ method: 'GET', path: `/dns/v2/zones/${zoneName}`, headers }),
+      // `{Zone: {records}}` in the default (seed) shapes, `{records}` in gcore's.
+      countRrsets: (body) => {
+        const parsed = JSON.parse(body.toString());
+        return ((parsed.Zone ?? parsed).records as unknown[]).length;
+      },
+      version,
+      load: async (count) => {
+        // One RRset per request is the only bulk path comparable to PowerDNS apart from a zone file
+        // import; 16 clients keep the service busy without making setup the benchmark.
+        const result = await runCount(endpoint, 16, count, (i) => upsertAt(`load${i}`, i));
+        if (result.errors > 0) throw new Error(`edgeplane: loading the zone failed ${result.errors} times: ${result.errorSamples.join(' | ')}`);
+      },
+      log,
+      stop,
+    };
+  } catch (e) {
+    const text = output();
+    await stop();
+    throw new Error(`edgeplane did not start: ${e instanceof Error ? e.message : String(e)}\n${text}`, { cause: e });
+  }
+}
+
+/** package.json version and the checkout's commit, marked dirty when src/ has uncommitted changes. */
+function edgeplaneVersion(): string {
+  const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  try {
+    const git = (...args: string[]) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8' }).trim();
+    const dirty = git('status', '--porcelain', '--', 'src') === '' ? '' : ' +uncommitted src changes';
+    return `${version} (${git('rev-parse', '--short', 'HEAD')}${dirty})`;
+  } catch {
+    return String(version);
+  }
+}
+
+async function waitForApi(pid: number, hasExited: () => boolean, output: () => string): Promise<Endpoint> {
+  const agent = keepAliveAgent(1);
+  try {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      if (hasExited()) throw new Error(`process exited:\n${output()}`);
+      for (const port of listeningPorts(pid)) {
+        const endpoint = { host: '127.0.0.1', port };
+        const ready = await send(agent, endpoint, { method: 'GET', path: '/readyz', headers: {} }).catch(() => undefined);
+        if (ready?.status === 200) return endpoint;
+      }
+      await sleep(100);
+    }
+    throw new Error('no answer on /readyz within 30 s');
+  } finally {
+    agent.destroy();
+  }
+}
