@@ -2,9 +2,8 @@
 // The user is read afresh each time, so a deleted user or a demoted issuer takes effect at once.
 import { unauthorized } from '../errors.ts';
 import type { Db } from '../store/database.ts';
-import { findAccount } from '../store/accounts.ts';
-import { findApiToken, touchApiToken } from '../store/api-tokens.ts';
-import { findUserById } from '../store/users.ts';
+import { findApiTokenForAuth, touchApiToken } from '../store/api-tokens.ts';
+import { findUserForAuth } from '../store/users.ts';
 import { parseApiToken } from './api-token-format.ts';
 import type { AccessTokens } from './jwt.ts';
 import { asRole, weaker, type Role } from './roles.ts';
@@ -35,30 +34,26 @@ export async function authenticate(db: Db, tokens: AccessTokens, header: string 
 
 async function fromAccessToken(db: Db, tokens: AccessTokens, jwt: string): Promise<Principal> {
   const claims = await tokens.verify(jwt);
-  if (claims === undefined) throw unauthorized('invalid or expired access token');
-  const user = await findUserById(db, claims.userId);
-  if (user?.account_id !== claims.accountId) throw unauthorized('invalid or expired access token');
-  return principalOf(db, user.account_id, user.id, asRole(user.role), undefined);
+  const user = claims && (await findUserForAuth(db, claims.userId));
+  if (claims === undefined || user?.account_id !== claims.accountId) throw unauthorized('invalid or expired access token');
+  return principalOf(user.account_id, user.id, asRole(user.role), user.operator, undefined);
 }
 
 async function fromApiToken(db: Db, value: string): Promise<Principal> {
   const parsed = parseApiToken(value);
-  const token = parsed && (await findApiToken(db, parsed.id));
+  const token = parsed && (await findApiTokenForAuth(db, parsed.id));
   if (parsed === undefined || token === undefined || !secretMatches(parsed.secret, token.secret_hash)) {
     throw unauthorized('invalid API token');
   }
   const now = new Date();
   if (token.exp_date !== null && Date.parse(token.exp_date) <= now.getTime()) throw unauthorized('API token has expired');
-  const issuer = await findUserById(db, token.user_id);
-  if (issuer === undefined) throw unauthorized('invalid API token');
   if (token.last_used_at === null || now.getTime() - Date.parse(token.last_used_at) > touchIntervalMs) {
     await touchApiToken(db, token.id, now.toISOString());
   }
-  return principalOf(db, token.account_id, issuer.id, weaker(asRole(token.role), asRole(issuer.role)), token.id);
+  const role = weaker(asRole(token.role), asRole(token.issuer_role));
+  return principalOf(token.account_id, token.user_id, role, token.operator, token.id);
 }
 
-async function principalOf(db: Db, accountId: number, userId: number, role: Role, tokenId: number | undefined): Promise<Principal> {
-  const account = await findAccount(db, accountId);
-  if (account === undefined) throw unauthorized();
-  return { accountId, userId, role, operator: account.operator === 1 && role === 'Administrators', tokenId };
+function principalOf(accountId: number, userId: number, role: Role, operatorAccount: number, tokenId: number | undefined): Principal {
+  return { accountId, userId, role, operator: operatorAccount === 1 && role === 'Administrators', tokenId };
 }

@@ -1,8 +1,6 @@
 // The rules of an RRset that look beyond itself, checked inside the write transaction: CNAME alone
 // at its name and never at the apex, DS only at delegation points, no wildcard NS.
 import { conflict, invalid } from '../errors.ts';
-import type { Db } from '../store/database.ts';
-import { typesAtName } from '../store/rrsets.ts';
 import type { ZoneRow } from '../store/zones.ts';
 import type { RecordType } from './rrtypes/record-type.ts';
 
@@ -12,8 +10,9 @@ export interface Target {
   type: RecordType;
 }
 
-export async function checkNeighbours(tx: Db, t: Target): Promise<void> {
-  const others = (await typesAtName(tx, t.zone.id, t.name)).filter((type) => type !== t.type.type);
+/** `typesHere`: the types of the RRsets at the target's name, read in the write transaction. */
+export function checkNeighbours(t: Target, typesHere: string[]): void {
+  const others = typesHere.filter((type) => type !== t.type.type);
   const apex = t.name === t.zone.name;
   if (t.type.type === 'CNAME') {
     if (apex) throw invalid('a CNAME is not allowed at the zone apex', { name: 'CNAME at the apex' });

@@ -3,7 +3,7 @@
 // apex, DS only at delegation points, the apex NS kept.
 import type { Principal } from '../accounts/principal.ts';
 import { conflict, invalid } from '../errors.ts';
-import { deleteRrset as deleteRrsetRow, findRrset, listRrsets as listRrsetRows, typesAtName, withRecords, upsertRrset, type RrsetOrder, type RrsetWithRecords } from '../store/rrsets.ts';
+import { deleteRrset as deleteRrsetRow, findRrset, rrsetsAtName, listRrsets as listRrsetRows, withRecords, upsertRrset, type RrsetOrder, type RrsetWithRecords } from '../store/rrsets.ts';
 import { callerZone, recordNotFound } from './access.ts';
 import { commitZoneChange } from './commit.ts';
 import { checkNeighbours, type Target } from './neighbours.ts';
@@ -70,10 +70,11 @@ export async function writeRrset(
   const t = await target(ctx, caller, path.zone, path.name, path.type);
   const valid = validateRrsetBody(body, t.type, t.zone.name);
   const { result } = await commitZoneChange(ctx, t.zone.id, async (tx) => {
-    const existing = await findRrset(tx, t.zone.id, t.name, t.type.type);
+    const here = await rrsetsAtName(tx, t.zone.id, t.name);
+    const existing = here.find((r) => r.type === t.type.type);
     if (existing && mode === 'create') throw conflict(`RRset ${t.name} ${t.type.type} already exists; use PUT to change it`);
-    await checkNeighbours(tx, t);
-    const { rrset, created } = await upsertRrset(tx, t.zone.id, stored(valid, t), new Date().toISOString());
+    checkNeighbours(t, here.map((r) => r.type));
+    const { rrset, created } = await upsertRrset(tx, t.zone.id, stored(valid, t), new Date().toISOString(), existing);
     const view = rrsetView(rrset, ctx.config.compat);
     return { result: rrset, rrsetChanges: { created: created ? [view] : [], updated: created ? [] : [view], deleted: [] } };
   });
@@ -84,9 +85,10 @@ export async function deleteRrset(ctx: DnsContext, caller: Principal, zonePath: 
   const t = await target(ctx, caller, zonePath, namePath, typePath);
   if (t.type.type === 'NS' && t.name === t.zone.name) throw conflict('the apex NS RRset cannot be deleted; replace it with PUT');
   await commitZoneChange(ctx, t.zone.id, async (tx) => {
-    const row = await findRrset(tx, t.zone.id, t.name, t.type.type);
+    const here = await rrsetsAtName(tx, t.zone.id, t.name);
+    const row = here.find((r) => r.type === t.type.type);
     if (row === undefined) throw recordNotFound();
-    if (t.type.type === 'NS' && (await typesAtName(tx, t.zone.id, t.name)).includes('DS')) {
+    if (t.type.type === 'NS' && here.some((r) => r.type === 'DS')) {
       throw conflict(`delete the DS RRset at ${t.name} before its NS`);
     }
     const [rrset] = await withRecords(tx, [row]);

@@ -3,7 +3,7 @@
 // not exist yet, in one change of the zone, and reports every entry it skipped and why.
 import type { Principal } from '../accounts/principal.ts';
 import { ApiError } from '../errors.ts';
-import { findRrset, upsertRrset, zoneRrsets } from '../store/rrsets.ts';
+import { rrsetsAtName, upsertRrset, zoneRrsets } from '../store/rrsets.ts';
 import { callerZone } from './access.ts';
 import { commitZoneChange } from './commit.ts';
 import type { DnsContext } from './context.ts';
@@ -98,12 +98,13 @@ export async function importZone(ctx: DnsContext, caller: Principal, zonePath: s
     for (const c of candidates) {
       const type = recordType(c.type);
       if (type === undefined) continue;
-      if (await findRrset(tx, zone.id, c.name, c.type)) {
+      const here = (await rrsetsAtName(tx, zone.id, c.name)).map((r) => r.type);
+      if (here.includes(c.type)) {
         skipped.push({ line: c.line, name: c.name, type: c.type, reason: 'the RRset already exists' });
         continue;
       }
       try {
-        await checkNeighbours(tx, { zone, name: c.name, type });
+        checkNeighbours({ zone, name: c.name, type }, here);
       } catch (e) {
         if (!(e instanceof ApiError)) throw e;
         skipped.push({ line: c.line, name: c.name, type: c.type, reason: e.message });
@@ -115,6 +116,7 @@ export async function importZone(ctx: DnsContext, caller: Principal, zonePath: s
         zone.id,
         { name: c.name, type: c.type, ttl: c.ttl, meta: '{}', pickers: null, healthcheck: 0, records: unique.map((r) => ({ content: JSON.stringify(r), enabled: 1, meta: '{}' })) },
         now,
+        undefined,
       );
       created.push({ name: c.name, type: c.type, records: unique.length });
       views.push(rrsetView(rrset, ctx.config.compat));

@@ -58,6 +58,7 @@ export async function createZone(ctx: DnsContext, caller: Principal, body: ZoneB
           records: ctx.config.nameservers.map((ns) => ({ content: JSON.stringify([ns]), enabled: 1, meta: '{}' })),
         },
         now,
+        undefined,
       );
       const change: ZoneChange = { zoneId: row.id, zone: name, serial: row.serial, deleted: false };
       await notifyOtherNodes(tx, ctx.store.engine, change);

@@ -5,8 +5,25 @@ import type { ApiTokensTable } from './schema.ts';
 
 export type ApiTokenRow = Selectable<ApiTokensTable>;
 
-export function findApiToken(db: Db, id: number): Promise<ApiTokenRow | undefined> {
-  return db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+/** A token with what authenticating it needs, in one query: its issuer's role and account flag. */
+export function findApiTokenForAuth(db: Db, id: number) {
+  return db
+    .selectFrom('api_tokens')
+    .innerJoin('users', 'users.id', 'api_tokens.user_id')
+    .innerJoin('accounts', 'accounts.id', 'api_tokens.account_id')
+    .select([
+      'api_tokens.id',
+      'api_tokens.account_id',
+      'api_tokens.user_id',
+      'api_tokens.role',
+      'api_tokens.secret_hash',
+      'api_tokens.exp_date',
+      'api_tokens.last_used_at',
+      'users.role as issuer_role',
+      'accounts.operator',
+    ])
+    .where('api_tokens.id', '=', id)
+    .executeTakeFirst();
 }
 
 export function findAccountApiToken(db: Db, accountId: number, id: number): Promise<ApiTokenRow | undefined> {

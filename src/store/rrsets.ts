@@ -25,16 +25,9 @@ export function findRrset(db: Db, zoneId: number, name: string, type: string): P
   return db.selectFrom('rrsets').selectAll().where('zone_id', '=', zoneId).where('name', '=', name).where('type', '=', type).executeTakeFirst();
 }
 
-/** Types present at one owner name of a zone. */
-export async function typesAtName(db: Db, zoneId: number, name: string): Promise<string[]> {
-  const rows = await db.selectFrom('rrsets').select('type').where('zone_id', '=', zoneId).where('name', '=', name).execute();
-  return rows.map((r) => r.type);
-}
-
-/** Names of the zone holding an RRset of this type (for delegation checks). */
-export async function namesWithType(db: Db, zoneId: number, type: string): Promise<string[]> {
-  const rows = await db.selectFrom('rrsets').select('name').where('zone_id', '=', zoneId).where('type', '=', type).execute();
-  return rows.map((r) => r.name);
+/** Every RRset at one owner name of a zone (without records). */
+export function rrsetsAtName(db: Db, zoneId: number, name: string): Promise<RrsetRow[]> {
+  return db.selectFrom('rrsets').selectAll().where('zone_id', '=', zoneId).where('name', '=', name).execute();
 }
 
 export async function withRecords(db: Db, rrsets: RrsetRow[]): Promise<RrsetWithRecords[]> {
@@ -81,9 +74,17 @@ export async function listRrsets(
   return { rrsets: await withRecords(db, rows), total: count.n };
 }
 
-/** Inserts or replaces an RRset with its records; returns the stored row and records. */
-export async function upsertRrset(db: Db, zoneId: number, data: RrsetData, at: string): Promise<{ rrset: RrsetWithRecords; created: boolean }> {
-  const existing = await findRrset(db, zoneId, data.name, data.type);
+/**
+ * Inserts (existing undefined) or replaces an RRset with its records; returns the stored row and
+ * records. The caller has looked the RRset up in the same transaction.
+ */
+export async function upsertRrset(
+  db: Db,
+  zoneId: number,
+  data: RrsetData,
+  at: string,
+  existing: RrsetRow | undefined,
+): Promise<{ rrset: RrsetWithRecords; created: boolean }> {
   const fields = { ttl: data.ttl, meta: data.meta, pickers: data.pickers, healthcheck: data.healthcheck, updated_at: at };
   const row = existing
     ? await db.updateTable('rrsets').set(fields).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow()

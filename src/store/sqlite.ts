@@ -26,10 +26,26 @@ export function openSqlite(file: string): DatabaseSync {
   return database;
 }
 
+// Kysely prepares every query it runs; compiling the same SQL again costs more than running it,
+// so statements are kept per SQL text (a handful of shapes per query builder call site).
+const maxCachedStatements = 1000;
+
 export function sqliteDialect(database: DatabaseSync): SqliteDialect {
+  const statements = new Map<string, SqliteStatement>();
   const adapted: SqliteDatabase = {
-    close: () => database.close(),
-    prepare: (sql) => adaptStatement(database.prepare(sql)),
+    close: () => {
+      statements.clear();
+      database.close();
+    },
+    prepare: (sql) => {
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        if (statements.size >= maxCachedStatements) statements.clear();
+        statement = adaptStatement(database.prepare(sql));
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
   };
   return new SqliteDialect({ database: adapted });
 }
