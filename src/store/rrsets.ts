@@ -11,15 +11,10 @@ export interface RrsetWithRecords extends RrsetRow {
   records: RecordRow[];
 }
 
-export interface RrsetData {
-  name: string;
-  type: string;
-  ttl: number;
-  meta: string;
-  pickers: string | null;
-  healthcheck: number;
-  records: { content: string; enabled: number; meta: string }[];
-}
+/** What a write stores: the RRset's own columns and its records'. */
+export type RrsetData = Pick<RrsetRow, 'name' | 'type' | 'ttl' | 'meta' | 'pickers' | 'healthcheck'> & {
+  records: Pick<RecordRow, 'content' | 'enabled' | 'meta'>[];
+};
 
 export function findRrset(db: Db, zoneId: number, name: string, type: string): Promise<RrsetRow | undefined> {
   return db.selectFrom('rrsets').selectAll().where('zone_id', '=', zoneId).where('name', '=', name).where('type', '=', type).executeTakeFirst();

@@ -19,17 +19,9 @@ export interface RrsetView {
   resource_records: RecordView[];
 }
 
-export interface ImportSkip {
-  line: number;
-  name?: string;
-  type?: string;
-  reason: string;
-}
+import type { ImportResult } from '../../src/dns/zone-file-io.ts';
 
-export interface ImportResult {
-  created: { name: string; type: string; records: number }[];
-  skipped: ImportSkip[];
-}
+export type { ImportResult };
 
 /** A record as PUT sends it: bare content, or content with its enabled flag. */
 export type RecordInput = unknown[] | { content: unknown[]; enabled?: boolean };
