@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ImportResult } from '../../src/dns/zone-file-io.ts';
 import { call, type Response } from './http.ts';
 
 export interface RecordView {
@@ -18,8 +19,6 @@ export interface RrsetView {
   ttl: number;
   resource_records: RecordView[];
 }
-
-import type { ImportResult } from '../../src/dns/zone-file-io.ts';
 
 export type { ImportResult };
 
