@@ -1,6 +1,6 @@
-// Builds and starts the service: store, migrations, first administrator, HTTP API; stops it
+// Builds and starts the service's roles: store and migrations, the DNS server, the HTTP API with the
+// first administrator and webhook delivery; stops it
 // gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
-import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { bootstrapFirstAccount } from './accounts/accounts.ts';
 import { accessTokens } from './accounts/jwt.ts';
@@ -11,65 +11,74 @@ import type { Config } from './config.ts';
 import { sealer } from './crypto/sealed.ts';
 import type { DnsContext } from './dns/context.ts';
 import { ChangeFeed } from './events/change-feed.ts';
-import { startWebhookDelivery, type WebhookDelivery } from './events/webhook-delivery.ts';
+import { startWebhookDelivery } from './events/webhook-delivery.ts';
+import { startDnsServer } from './dns/server/dns-server.ts';
 import { buildHttpServer } from './http/server.ts';
 import { openStore, type Store } from './store/database.ts';
 import { migrateToLatest } from './store/migrate.ts';
 
 export interface Service {
-  url: string;
+  /** The API's base URL, when this process runs the api role. */
+  url: string | undefined;
   stop(): Promise<void>;
 }
 
-export async function startService(config: Config, logger: Logger): Promise<Service> {
-  const store = openStore(config);
-  let http: FastifyInstance | undefined;
-  let webhooks: WebhookDelivery | undefined;
-  try {
-    const applied = await migrateToLatest(store);
-    if (applied.length > 0) logger.info({ migrations: applied }, 'store migrated');
-    await bootstrap(config, store);
-    const key = loadOrCreateKey(config.dataDir, 'jwt-signing.key', config.jwtSecret);
-    const delivery = startWebhookDelivery({ db: store.db, logger, allowPrivate: config.webhookAllowPrivate });
-    webhooks = delivery;
-    const dns: DnsContext = {
-      store,
-      config,
-      sealer: sealer(loadOrCreateKey(config.dataDir, 'secret.key', config.secretKey)),
-      changes: new ChangeFeed(),
-      wakeWebhooks: () => delivery.wake(),
-    };
-    http = await buildHttpServer({
-      config,
-      store,
-      logger,
-      accessTokens: accessTokens(key, config.accessTokenTtlSeconds),
-      loginLimiter: loginLimiter(),
-      dns,
-    });
-    await http.listen({ host: config.apiListen.host, port: config.apiListen.port });
-  } catch (e) {
-    await http?.close();
-    await webhooks?.stop();
-    await store.close();
-    throw e;
-  }
+/** Each started part's stop, run in reverse order of starting. */
+type Stop = () => Promise<void>;
+
+async function startApi(config: Config, store: Store, logger: Logger, changes: ChangeFeed, stops: Stop[]): Promise<string> {
+  await bootstrap(config, store);
+  const key = loadOrCreateKey(config.dataDir, 'jwt-signing.key', config.jwtSecret);
+  const delivery = startWebhookDelivery({ db: store.db, logger, allowPrivate: config.webhookAllowPrivate });
+  stops.push(() => delivery.stop());
+  const dns: DnsContext = {
+    store,
+    config,
+    sealer: sealer(loadOrCreateKey(config.dataDir, 'secret.key', config.secretKey)),
+    changes,
+    wakeWebhooks: () => delivery.wake(),
+  };
+  const http = await buildHttpServer({
+    config,
+    store,
+    logger,
+    accessTokens: accessTokens(key, config.accessTokenTtlSeconds),
+    loginLimiter: loginLimiter(),
+    dns,
+  });
+  // Stopping the HTTP server first lets in-flight requests finish before anything below goes.
+  stops.push(() => http.close());
+  await http.listen({ host: config.apiListen.host, port: config.apiListen.port });
   const address = http.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.apiListen.port;
   const host = config.apiListen.host.includes(':') ? `[${config.apiListen.host}]` : config.apiListen.host;
   const url = `http://${host}:${port}`;
   logger.info({ url, engine: store.engine, compat: config.compat }, `API listening on ${url}; log in with POST ${url}/iam/auth/jwt/login`);
+  return url;
+}
 
-  const server = http;
-  const delivery = webhooks;
-  return {
-    url,
-    stop: async () => {
-      await server.close();
-      await delivery.stop();
-      await store.close();
-    },
+export async function startService(config: Config, logger: Logger): Promise<Service> {
+  const store = openStore(config);
+  const stops: Stop[] = [() => store.close()];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop();
   };
+  try {
+    const applied = await migrateToLatest(store);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'store migrated');
+    const changes = new ChangeFeed();
+    const api = config.roles.includes('api');
+    // DNS first: its zones are loaded before the API can change them.
+    if (config.roles.includes('dns')) {
+      const dns = await startDnsServer({ store, listen: config.dnsListen, logger, changes: api ? changes : undefined, databaseUrl: config.databaseUrl });
+      stops.push(() => dns.stop());
+    }
+    const url = api ? await startApi(config, store, logger, changes, stops) : undefined;
+    return { url, stop: stopAll };
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
 }
 
 /** First start on an empty store: create the operators' account and tell how to log in. */

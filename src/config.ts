@@ -12,8 +12,13 @@ export interface ListenAddress {
   port: number;
 }
 
+export type Role = 'api' | 'dns';
+
 export interface Config {
+  /** What this process runs. */
+  roles: Role[];
   apiListen: ListenAddress;
+  dnsListen: ListenAddress;
   dataDir: string;
   /** A postgres:// URL; undefined means the embedded SQLite file in the data dir. */
   databaseUrl: string | undefined;
@@ -44,11 +49,23 @@ interface Setting {
 
 /** The settings table; the README's configuration table mirrors it. */
 export const settings = {
+  roles: {
+    env: 'EDGEPLANE_ROLES',
+    flag: 'roles',
+    description: 'What this process runs: api, dns, or both (comma-separated)',
+    default: 'api,dns',
+  },
   apiListen: {
     env: 'EDGEPLANE_API_LISTEN',
     flag: 'api-listen',
     description: 'HTTP API address, host:port (port 0 picks a free port)',
     default: '0.0.0.0:8080',
+  },
+  dnsListen: {
+    env: 'EDGEPLANE_DNS_LISTEN',
+    flag: 'dns-listen',
+    description: 'DNS address (UDP and TCP), host:port; use port 53 with CAP_NET_BIND_SERVICE',
+    default: '0.0.0.0:5353',
   },
   dataDir: {
     env: 'EDGEPLANE_DATA_DIR',
@@ -153,7 +170,9 @@ export function loadConfig(
   };
 
   const config: Config = {
+    roles: check('roles', parseRoles, ['api', 'dns']),
     apiListen: check('apiListen', parseListen, { host: '0.0.0.0', port: 8080 }),
+    dnsListen: check('dnsListen', parseListen, { host: '0.0.0.0', port: 5353 }),
     dataDir: path.resolve(raw('dataDir') ?? './data'),
     databaseUrl: check('databaseUrl', parseDatabaseUrl, undefined),
     adminEmail: check('adminEmail', parseEmail, 'admin@edgeplane.local'),
@@ -211,6 +230,12 @@ function parsePassword(value: string): string {
 function parseSecret(value: string): string {
   if (value.length < 32) throw new Error('must be at least 32 characters');
   return value;
+}
+
+function parseRoles(value: string): Role[] {
+  const roles = [...new Set(value.split(',').map((r) => r.trim()).filter((r) => r !== ''))];
+  if (roles.length === 0) throw new Error('expected api, dns or both');
+  return roles.map((r) => oneOf(r, ['api', 'dns'] as const));
 }
 
 function parseNameservers(value: string): string[] {

@@ -23,6 +23,8 @@ export interface ChangeOutcome<T> {
   rrsetChanges?: RrsetChanges;
   /** The work changed nothing after all: no serial bump, no event. */
   unchanged?: boolean;
+  /** Owner names whose RRsets changed; absent when zone-wide values changed. */
+  changedNames?: string[];
 }
 
 export async function commitZoneChange<T>(
@@ -47,12 +49,12 @@ export async function commitZoneChange<T>(
       const method = typeof meta['webhook_method'] === 'string' ? meta['webhook_method'] : 'POST';
       await enqueueWebhook(tx, { zoneId, url: String(meta['webhook']), method, payload: changes });
     }
-    const change: ZoneChange = { zoneId, zone: zone.name, serial, deleted: false };
+    const change: ZoneChange = { zoneId, zone: zone.name, serial, deleted: false, names: outcome.changedNames };
     await notifyOtherNodes(tx, store.engine, change);
     return { result: outcome.result, change, webhookQueued };
   });
   if (committed.change === undefined) return { result: committed.result, serial: undefined };
-  ctx.changes.publish(committed.change);
+  await ctx.changes.publish(committed.change);
   if (committed.webhookQueued) ctx.wakeWebhooks();
   return { result: committed.result, serial: committed.change.serial };
 }

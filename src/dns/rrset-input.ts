@@ -94,7 +94,10 @@ export function validateRrsetBody(body: Record<string, unknown>, type: RecordTyp
         return;
       }
       try {
-        records.push({ content: type.parse(content, zone), enabled: enabled === true, meta: recordMeta });
+        const canonical = type.parse(content, zone);
+        // RDLENGTH is 16 bits: content that parses but cannot be sent is refused here, not at query time.
+        if (type.toWire(canonical).length > 65535) throw new ContentError('the record is longer than 65535 octets on the wire');
+        records.push({ content: canonical, enabled: enabled === true, meta: recordMeta });
       } catch (e) {
         if (!(e instanceof ContentError)) throw e;
         fields[`${at}.content`] = e.message;

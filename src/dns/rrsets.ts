@@ -76,7 +76,7 @@ export async function writeRrset(
     checkNeighbours(t, here.map((r) => r.type));
     const { rrset, created } = await upsertRrset(tx, t.zone.id, stored(valid, t), new Date().toISOString(), existing);
     const view = rrsetView(rrset, ctx.config.compat);
-    return { result: rrset, rrsetChanges: { created: created ? [view] : [], updated: created ? [] : [view], deleted: [] } };
+    return { result: rrset, changedNames: [t.name], rrsetChanges: { created: created ? [view] : [], updated: created ? [] : [view], deleted: [] } };
   });
   return rrsetResponse(ctx, result, valid.warnings);
 }
@@ -93,7 +93,7 @@ export async function deleteRrset(ctx: DnsContext, caller: Principal, zonePath: 
     }
     const [rrset] = await withRecords(tx, [row]);
     await deleteRrsetRow(tx, row.id);
-    return { result: undefined, rrsetChanges: { created: [], updated: [], deleted: rrset ? [rrsetView(rrset, ctx.config.compat)] : [] } };
+    return { result: undefined, changedNames: [t.name], rrsetChanges: { created: [], updated: [], deleted: rrset ? [rrsetView(rrset, ctx.config.compat)] : [] } };
   });
 }
 

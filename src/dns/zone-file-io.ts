@@ -121,7 +121,7 @@ export async function importZone(ctx: DnsContext, caller: Principal, zonePath: s
       created.push({ name: c.name, type: c.type, records: unique.length });
       views.push(rrsetView(rrset, ctx.config.compat));
     }
-    return { result: created, unchanged: created.length === 0, rrsetChanges: { created: views, updated: [], deleted: [] } };
+    return { result: created, unchanged: created.length === 0, changedNames: [...new Set(created.map((c) => c.name))], rrsetChanges: { created: views, updated: [], deleted: [] } };
   });
   skipped.sort((a, b) => a.line - b.line);
   return { created: result, skipped };

@@ -64,7 +64,7 @@ export async function createZone(ctx: DnsContext, caller: Principal, body: ZoneB
       await notifyOtherNodes(tx, ctx.store.engine, change);
       return change;
     });
-    ctx.changes.publish(zone);
+    await ctx.changes.publish(zone);
     return { id: zone.zoneId, warnings: [] };
   } catch (e) {
     // Two creators raced for the same name: the unique index decides.
@@ -105,7 +105,7 @@ export async function deleteZone(ctx: DnsContext, caller: Principal, pathName: s
     await deleteZoneRow(tx, zone.id);
     await notifyOtherNodes(tx, ctx.store.engine, change);
   });
-  ctx.changes.publish(change);
+  await ctx.changes.publish(change);
 }
 
 export interface ZoneListQuery {

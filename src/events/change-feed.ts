@@ -1,7 +1,6 @@
 // The change feed: every committed change of a zone produces (zone, new serial). In-process
 // subscribers (the DNS server of this process) hear it right after the commit; on PostgreSQL it is
 // also sent with NOTIFY inside the transaction, so other nodes hear it exactly when it commits.
-import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
 import type { Db, Engine } from '../store/database.ts';
 
@@ -11,25 +10,34 @@ export interface ZoneChange {
   /** The zone's serial after the change; 0 when the zone was deleted. */
   serial: number;
   deleted: boolean;
+  /** Owner names whose RRsets changed; undefined when anything about the zone may have. */
+  names?: string[] | undefined;
 }
 
 export const notifyChannel = 'edgeplane_zone_changes';
 
 export class ChangeFeed {
-  readonly #emitter = new EventEmitter();
+  readonly #listeners = new Set<(change: ZoneChange) => Promise<void>>();
 
-  subscribe(listener: (change: ZoneChange) => void): () => void {
-    this.#emitter.on('change', listener);
-    return () => this.#emitter.off('change', listener);
+  subscribe(listener: (change: ZoneChange) => Promise<void>): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
-  publish(change: ZoneChange): void {
-    this.#emitter.emit('change', change);
+  /**
+   * Hands the change to every subscriber and resolves once all have applied it: the API answers
+   * after the DNS server of its process serves the change.
+   */
+  async publish(change: ZoneChange): Promise<void> {
+    await Promise.all([...this.#listeners].map((listener) => listener(change)));
   }
 }
 
 /** Queues the change for other nodes; PostgreSQL delivers it only if the transaction commits. */
 export async function notifyOtherNodes(tx: Db, engine: Engine, change: ZoneChange): Promise<void> {
   if (engine !== 'postgres') return;
-  await sql`select pg_notify(${notifyChannel}, ${JSON.stringify(change)})`.execute(tx);
+  // NOTIFY payloads stop at 8000 bytes; past that, listeners reload the whole zone.
+  const payload = JSON.stringify(change);
+  const fitting = payload.length < 7900 ? payload : JSON.stringify({ ...change, names: undefined });
+  await sql`select pg_notify(${notifyChannel}, ${fitting})`.execute(tx);
 }

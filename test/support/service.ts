@@ -13,6 +13,8 @@ export const adminPassword = 'correct horse battery';
 
 export interface Service {
   url: string;
+  /** The DNS server's port (UDP and TCP on 127.0.0.1). */
+  dnsPort: number;
   engine: Engine;
   dataDir: string;
   env: NodeJS.ProcessEnv;
@@ -37,6 +39,7 @@ export async function startService(options: StartOptions): Promise<Service> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env['PATH'],
     EDGEPLANE_API_LISTEN: '127.0.0.1:0',
+    EDGEPLANE_DNS_LISTEN: '127.0.0.1:0',
     EDGEPLANE_DATA_DIR: dataDir,
     EDGEPLANE_ADMIN_EMAIL: adminEmail,
     EDGEPLANE_ADMIN_PASSWORD: adminPassword,
@@ -59,14 +62,15 @@ async function launch(engine: Engine, dataDir: string, env: NodeJS.ProcessEnv, c
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
 
-  const url = await new Promise<string>((resolve, reject) => {
+  const { url, dnsPort } = await new Promise<{ url: string; dnsPort: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start in 20 s:\n${stdout}\n${stderr}`)), 20_000);
     const onData = () => {
-      const match = /"url":"(http:\/\/[^"]+)"/.exec(stdout);
-      if (match?.[1] !== undefined) {
+      const api = /"url":"(http:\/\/[^"]+)"/.exec(stdout);
+      const dns = /"dns":"[^"]*:(\d+)"/.exec(stdout);
+      if (api?.[1] !== undefined && dns?.[1] !== undefined) {
         clearTimeout(timer);
         child.stdout?.off('data', onData);
-        resolve(match[1]);
+        resolve({ url: api[1], dnsPort: Number(dns[1]) });
       }
     };
     child.stdout?.on('data', onData);
@@ -82,6 +86,7 @@ async function launch(engine: Engine, dataDir: string, env: NodeJS.ProcessEnv, c
   };
   return {
     url,
+    dnsPort,
     engine,
     dataDir,
     env,

@@ -25,3 +25,30 @@ function dottedMapped(address: string): string {
   const low = parseInt(mapped[2] ?? '0', 16);
   return `::ffff:${[high >> 8, high & 255, low >> 8, low & 255].join('.')}`;
 }
+
+/** A dotted quad (as ipv4() returned it) → its 4 octets. */
+export function ipv4Octets(address: string): Buffer {
+  return Buffer.from(address.split('.').map(Number));
+}
+
+/**
+ * An IPv6 address (as ipv6() returned it) → its 16 octets. "::" stands for as many zero groups as
+ * are missing, and a dotted quad at the end (::ffff:192.0.2.1) for the last two groups.
+ */
+export function ipv6Octets(address: string): Buffer {
+  const groups = (part: string | undefined): number[] =>
+    part === undefined || part === '' ? [] : part.split(':').flatMap((group) => (group.includes('.') ? dottedGroups(group) : [parseInt(group, 16)]));
+  const [head, tail] = address.split('::');
+  const before = groups(head);
+  const after = groups(tail);
+  const octets = Buffer.alloc(16);
+  [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after].forEach((group, index) => {
+    octets.writeUInt16BE(group, index * 2);
+  });
+  return octets;
+}
+
+function dottedGroups(quad: string): number[] {
+  const octets = ipv4Octets(quad);
+  return [octets.readUInt16BE(0), octets.readUInt16BE(2)];
+}

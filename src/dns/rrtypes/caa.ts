@@ -1,6 +1,7 @@
 // CAA (RFC 8659): which certificate authorities may issue for the domain.
 import { describe, integerField, text, type Field } from './fields.ts';
 import { fixedFieldsType } from './fixed-fields.ts';
+import { characterString } from './octets.ts';
 import { quoteText, textFromPresentation } from './presentation-text.ts';
 import { ContentError, type RecordType } from './record-type.ts';
 
@@ -14,6 +15,7 @@ const tag: Field = {
   },
   toText: String,
   fromText: (value) => value,
+  toWire: (value) => characterString(Buffer.from(String(value), 'ascii')),
 };
 
 // RDATA is the flags octet, the tag length octet, the tag and the value: leave room for the longest tag.
@@ -30,6 +32,8 @@ const value: Field = {
   },
   toText: (input) => quoteText(String(input)),
   fromText: textFromPresentation,
+  // The value runs to the end of the RDATA, so it has no length of its own.
+  toWire: (input) => Buffer.from(String(input), 'utf8'),
 };
 
 export const caa: RecordType = fixedFieldsType('CAA', 257, [integerField('flags', 0, 255), tag, value]);

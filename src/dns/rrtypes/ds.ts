@@ -21,6 +21,7 @@ const digest: Field = {
   },
   toText: String,
   fromText: (value) => value,
+  toWire: (value) => Buffer.from(String(value), 'hex'),
 };
 
 const fields = fixedFieldsType('DS', 43, [

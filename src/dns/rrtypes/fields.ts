@@ -1,6 +1,7 @@
 // Checks of single content elements shared by the record types, and the Field description that
 // fixed-fields.ts builds whole record types from. Clients send numbers as JSON numbers or as numeric
 // strings; canonical content holds numbers.
+import { uint16, uint8 } from './octets.ts';
 import { ContentError } from './record-type.ts';
 
 /** The offending value as error messages quote it, cut short because messages echo client input. */
@@ -33,13 +34,17 @@ export interface Field {
   toText(value: unknown): string;
   /** Zone-file token value → content element as a client would send it. */
   fromText(value: string, origin: string): string;
+  /** Canonical value → its octets in the RDATA. */
+  toWire(value: unknown): Buffer;
 }
 
 /** A field written in zone files exactly as in content. */
-export function plainField(name: string, parse: Field['parse']): Field {
-  return { name, parse, toText: String, fromText: (value) => value };
+export function plainField(name: string, parse: Field['parse'], toWire: Field['toWire']): Field {
+  return { name, parse, toText: String, fromText: (value) => value, toWire };
 }
 
+/** On the wire one octet or two: RDATA integers of these types are as wide as their range needs. */
 export function integerField(name: string, min: number, max: number): Field {
-  return plainField(name, (value, label) => integer(value, label, min, max));
+  const toWire = max > 255 ? uint16 : uint8;
+  return plainField(name, (value, label) => integer(value, label, min, max), (value) => toWire(Number(value)));
 }

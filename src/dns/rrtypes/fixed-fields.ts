@@ -23,5 +23,8 @@ export function fixedFieldsType(type: string, code: number, fields: readonly Fie
       expectCount(tokens.length, 'zone-file data');
       return fields.map((field, index) => field.fromText(tokens[index]?.value ?? '', origin));
     },
+    toWire(content) {
+      return Buffer.concat(fields.map((field, index) => field.toWire(content[index])));
+    },
   };
 }

@@ -33,4 +33,10 @@ export interface RecordType {
    * `origin`, given without trailing dot). The result still goes through parse(). Throws ContentError.
    */
   fromText(tokens: readonly ZoneToken[], origin: string): ContentValue[];
+  /**
+   * Canonical content → RDATA in wire form (RFC 1035 §3.3 and each type's RFC), names
+   * uncompressed and lower case (RFC 4034 §6.2 canonical form, so the same bytes serve answers and
+   * DNSSEC signatures). Only called with content that parse() returned.
+   */
+  toWire(content: readonly ContentValue[]): Buffer;
 }

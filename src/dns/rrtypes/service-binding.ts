@@ -1,8 +1,9 @@
 // HTTPS and SVCB (RFC 9460): one implementation, two type codes.
 import { integer } from './fields.ts';
 import { ContentError, type RecordType } from './record-type.ts';
-import { paramsFromText, paramsToText, parseParams } from './svcb-params.ts';
-import { fullyQualified, hostName, nameFromText } from './target.ts';
+import { uint16 } from './octets.ts';
+import { paramsFromText, paramsToText, paramsToWire, parseParams } from './svcb-params.ts';
+import { fullyQualified, hostName, nameFromText, wireName } from './target.ts';
 
 export function serviceBindingType(type: string, code: number): RecordType {
   return {
@@ -29,6 +30,10 @@ export function serviceBindingType(type: string, code: number): RecordType {
         throw new ContentError(`${type} zone-file data must start with priority and target, got ${tokens.length} element${tokens.length === 1 ? '' : 's'}`);
       }
       return [priority.value, nameFromText(target.value, origin), ...paramsFromText(params)];
+    },
+    toWire(content) {
+      const [priority, target, ...params] = content;
+      return Buffer.concat([uint16(Number(priority)), wireName(String(target)), paramsToWire(params)]);
     },
   };
 }

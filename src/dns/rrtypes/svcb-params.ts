@@ -1,7 +1,9 @@
 // SvcParams of HTTPS and SVCB records (RFC 9460 §7, dohpath RFC 9461). In content each is an array
-// `[key, ...values]`; in zone files `key=value,value` or a bare `key`.
-import { ipv4, ipv6 } from './addresses.ts';
+// `[key, ...values]`; in zone files `key=value,value` or a bare `key`; on the wire (RFC 9460 §2.2)
+// a uint16 key, a uint16 length and the value's octets.
+import { ipv4, ipv4Octets, ipv6, ipv6Octets } from './addresses.ts';
 import { describe, integer, text } from './fields.ts';
+import { characterString, uint16 } from './octets.ts';
 import { quoteText, textFromPresentation } from './presentation-text.ts';
 import { ContentError, type ContentValue, type ZoneToken } from './record-type.ts';
 
@@ -13,6 +15,8 @@ interface ParamSpec {
   readonly list: boolean;
   /** Validates the values; returns the canonical ones. `label` is "HTTPS alpn". */
   parse(values: readonly unknown[], label: string): ParamValue[];
+  /** Canonical values → the value's octets. */
+  toWire(values: readonly ParamValue[]): Buffer;
 }
 
 function expectCount(values: readonly unknown[], label: string, min: number, max: number): void {
@@ -32,6 +36,13 @@ function keyNumber(key: unknown): number | undefined {
   const generic = /^key(\d{1,5})$/.exec(name);
   const number = Number(generic?.[1]);
   return number <= 65535 ? number : undefined;
+}
+
+/** The key number of a key name in canonical content, which parseParams only lets known names into. */
+function canonicalKeyNumber(key: unknown): number {
+  const number = keyNumber(key);
+  if (number === undefined) throw new TypeError(`${describe(key)} is not an SvcParamKey: content was not from parse()`);
+  return number;
 }
 
 function keyName(number: number): string {
@@ -78,16 +89,33 @@ function base64(value: unknown, label: string): string {
   return value;
 }
 
+/** A wire value that is the values' encodings one after the other (a single value is a list of one). */
+function concatenated(encode: (value: ParamValue) => Buffer): ParamSpec['toWire'] {
+  return (values) => Buffer.concat(values.map(encode));
+}
+
+const utf8 = concatenated((value) => Buffer.from(String(value), 'utf8'));
+
 // Indexed by key number.
 const specs: readonly ParamSpec[] = [
-  { name: 'mandatory', list: true, parse: mandatoryKeys },
-  { name: 'alpn', list: true, parse: each(1, Infinity, alpnId) },
-  { name: 'no-default-alpn', list: false, parse: each(0, 0, text) },
-  { name: 'port', list: false, parse: each(1, 1, (value, label) => integer(value, label, 0, 65535)) },
-  { name: 'ipv4hint', list: true, parse: each(1, Infinity, ipv4) },
-  { name: 'ech', list: false, parse: each(1, 1, base64) },
-  { name: 'ipv6hint', list: true, parse: each(1, Infinity, ipv6) },
-  { name: 'dohpath', list: false, parse: each(1, 1, text) },
+  { name: 'mandatory', list: true, parse: mandatoryKeys, toWire: concatenated((key) => uint16(canonicalKeyNumber(key))) },
+  {
+    name: 'alpn',
+    list: true,
+    parse: each(1, Infinity, alpnId),
+    toWire: concatenated((id) => characterString(Buffer.from(String(id), 'utf8'))),
+  },
+  { name: 'no-default-alpn', list: false, parse: each(0, 0, text), toWire: () => Buffer.alloc(0) },
+  {
+    name: 'port',
+    list: false,
+    parse: each(1, 1, (value, label) => integer(value, label, 0, 65535)),
+    toWire: concatenated((port) => uint16(Number(port))),
+  },
+  { name: 'ipv4hint', list: true, parse: each(1, Infinity, ipv4), toWire: concatenated((address) => ipv4Octets(String(address))) },
+  { name: 'ech', list: false, parse: each(1, 1, base64), toWire: concatenated((config) => Buffer.from(String(config), 'base64')) },
+  { name: 'ipv6hint', list: true, parse: each(1, Infinity, ipv6), toWire: concatenated((address) => ipv6Octets(String(address))) },
+  { name: 'dohpath', list: false, parse: each(1, 1, text), toWire: utf8 },
 ];
 
 const keyNames = specs.map((spec) => spec.name);
@@ -123,6 +151,19 @@ export function parseParams(params: readonly unknown[], type: string): ContentVa
   // RFC 9460 §7.1.1: without alpn, no-default-alpn would leave a client no protocol to use.
   if (present.has('no-default-alpn') && !present.has('alpn')) throw new ContentError(`${type} no-default-alpn requires alpn`);
   return parsed.map(({ number, values }) => [keyName(number), ...values]);
+}
+
+/** Canonical parameters, already in increasing key order as §2.2 requires → their wire form. */
+export function paramsToWire(params: readonly ContentValue[]): Buffer {
+  return Buffer.concat(
+    params.flatMap((param) => {
+      const [key, ...values] = Array.isArray(param) ? param : [param];
+      const number = canonicalKeyNumber(key);
+      // Keys without a name: the opaque value's UTF-8 octets, or nothing.
+      const value = (specs[number]?.toWire ?? utf8)(values);
+      return [uint16(number), uint16(value.length), value];
+    }),
+  );
 }
 
 /** A value list bare when it is a plain word, else quoted and escaped. */

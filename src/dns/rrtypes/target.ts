@@ -2,6 +2,7 @@
 // sent it (clients compare what they read back with what they wrote); zone files write them fully
 // qualified or relative to the origin.
 import { canonicalName, NameError } from '../names.ts';
+import { canonicalWireName } from '../wire/name.ts';
 import { describe, type Field } from './fields.ts';
 import { ContentError } from './record-type.ts';
 
@@ -38,11 +39,17 @@ export function nameFromText(name: string, origin: string): string {
   return `${name}.${base}`;
 }
 
+/** A content name → its canonical wire form; canonicalWireName wants it without the trailing dot. */
+export function wireName(name: string): Buffer {
+  return canonicalWireName(name === '.' ? '' : name.replace(/\.$/, ''));
+}
+
 export function targetField(name: string, rules: TargetRules = {}): Field {
   return {
     name,
     parse: (value, label) => hostName(value, label, rules),
     toText: (value) => fullyQualified(String(value)),
     fromText: nameFromText,
+    toWire: (value) => wireName(String(value)),
   };
 }

@@ -1,0 +1,63 @@
+// The authoritative DNS server role: loads every enabled zone, follows the change feed, and answers
+// on UDP and TCP at the same address.
+import type dgram from 'node:dgram';
+import type { FastifyBaseLogger } from 'fastify';
+import type { ListenAddress } from '../../config.ts';
+import type { ChangeFeed } from '../../events/change-feed.ts';
+import type { Store } from '../../store/database.ts';
+import { followStore, type Follower } from './follow-store.ts';
+import { respond } from './respond.ts';
+import { ServedZones } from './served-zones.ts';
+import { listenTcp, type TcpListener } from './tcp.ts';
+import { listenUdp } from './udp.ts';
+
+export interface DnsServer {
+  address: ListenAddress;
+  stop(): Promise<void>;
+}
+
+export interface DnsServerOptions {
+  store: Store;
+  listen: ListenAddress;
+  logger: FastifyBaseLogger;
+  /** The API of this process publishes its changes here; without one, the store is followed. */
+  changes: ChangeFeed | undefined;
+  databaseUrl: string | undefined;
+}
+
+export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
+  const zones = new ServedZones(options.store.db);
+  const started = Date.now();
+  await zones.loadAll();
+  let follower: Follower | undefined;
+  const unsubscribe = options.changes
+    ? options.changes.subscribe((change) => zones.apply(change))
+    : () => undefined;
+  if (options.changes === undefined) follower = await followStore(options.store, options.databaseUrl, zones, options.logger);
+  const onError = (e: unknown) => options.logger.error({ err: e }, 'DNS query failed');
+  const handler = (message: Buffer, _source: string) => respond(zones, message, { udp: true }, () => (rrset) => rrset.records);
+  const tcpHandler = (message: Buffer, _source: string) => respond(zones, message, { udp: false }, () => (rrset) => rrset.records);
+
+  const udp: dgram.Socket = await listenUdp(options.listen, handler, onError);
+  // Port 0 asks for a free port: TCP takes the one UDP got, so both serve the same address.
+  const port = udp.address().port;
+  let tcp: TcpListener;
+  try {
+    tcp = await listenTcp({ host: options.listen.host, port }, tcpHandler, onError);
+  } catch (e) {
+    udp.close();
+    unsubscribe();
+    await follower?.stop();
+    throw e;
+  }
+  options.logger.info({ dns: `${options.listen.host}:${port}`, zones: zones.size, load_ms: Date.now() - started }, `DNS listening on udp+tcp ${options.listen.host}:${port}`);
+  return {
+    address: { host: options.listen.host, port },
+    stop: async () => {
+      unsubscribe();
+      await follower?.stop();
+      await new Promise<void>((resolve) => udp.close(() => resolve()));
+      await tcp.close();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// Building zone views from the store: a whole zone at start or after a zone-wide change, and only
+// the touched owner names after an RRset change (so a write to a large zone costs one name's reads).
+import type { Db } from '../../store/database.ts';
+import { rrsetsAtName, withRecords, zoneRrsets, type RrsetWithRecords } from '../../store/rrsets.ts';
+import type { ZoneRow } from '../../store/zones.ts';
+import type { Picker } from '../pickers/validate.ts';
+import { recordType } from '../rrtypes/index.ts';
+import type { ContentValue } from '../rrtypes/record-type.ts';
+import { parseJson } from '../views.ts';
+import { soaRdata } from './soa-rdata.ts';
+import { ZoneView, type ZoneHead, type ZoneNode } from './zone-view.ts';
+
+export function zoneHead(zone: ZoneRow): ZoneHead {
+  return {
+    id: zone.id,
+    name: zone.name,
+    serial: zone.serial,
+    soaRdata: soaRdata(zone),
+    negativeTtl: zone.nx_ttl,
+    dnssec: zone.dnssec_enabled === 1,
+  };
+}
+
+/** Position of the domain name other records are looked up for, per type. */
+const targetField: Record<string, number> = { CNAME: 0, NS: 0, MX: 1, SRV: 3 };
+
+function targetOf(type: string, content: ContentValue[]): string | undefined {
+  const field = targetField[type];
+  const value = field === undefined ? undefined : content[field];
+  return typeof value === 'string' && value !== '.' ? value.toLowerCase().replace(/\.$/, '') : undefined;
+}
+
+/** The RRsets of one owner name as served: enabled records only, RDATA pre-encoded. */
+function nodeOf(rrsets: RrsetWithRecords[]): ZoneNode {
+  const node: ZoneNode = new Map();
+  for (const rrset of rrsets) {
+    const type = recordType(rrset.type);
+    const records = rrset.records
+      .filter((r) => r.enabled === 1)
+      .map((r) => {
+        const content = parseJson<ContentValue[]>(r.content);
+        return { rdata: type?.toWire(content) ?? Buffer.alloc(0), meta: parseJson<Record<string, unknown>>(r.meta), target: targetOf(rrset.type, content) };
+      });
+    if (type === undefined || records.length === 0) continue;
+    node.set(type.code, { type: type.code, ttl: rrset.ttl, records, pickers: rrset.pickers === null ? null : parseJson<Picker[]>(rrset.pickers) });
+  }
+  return node;
+}
+
+export async function loadZone(db: Db, zone: ZoneRow): Promise<ZoneView> {
+  const view = new ZoneView(zoneHead(zone));
+  const byName = Map.groupBy(await zoneRrsets(db, zone.id), (r) => r.name);
+  for (const [name, rrsets] of byName) view.setNode(name, nodeOf(rrsets));
+  return view;
+}
+
+export async function refreshNames(db: Db, view: ZoneView, zone: ZoneRow, names: string[]): Promise<void> {
+  for (const name of names) {
+    view.setNode(name, nodeOf(await withRecords(db, await rrsetsAtName(db, zone.id, name))));
+  }
+  view.head = zoneHead(zone);
+}

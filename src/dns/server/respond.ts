@@ -1,0 +1,117 @@
+// One query in, one response out (or none for what must be dropped): the chain parse → find zone
+// → lookup → encode, with EDNS (RFC 6891), the ECS echo (RFC 7871) and truncation.
+import { lookup, type as rrType, type LookupOptions, type Sections } from './lookup.ts';
+import { parseQuery, QueryError, type Query } from './query.ts';
+import { rcode, ResponseWriter } from './response.ts';
+import type { ServedZones } from './served-zones.ts';
+
+/** The largest UDP answer we send (the DNS flag day 2020 value) and the classic limit without EDNS. */
+export const maxUdpPayload = 1232;
+const classicUdpPayload = 512;
+const classIn = 1;
+const ednsClientSubnet = 8;
+const transferTypes = new Set([251, 252]);
+
+export interface Transport {
+  udp: boolean;
+}
+
+export type Selector = (query: Query) => LookupOptions['select'];
+
+function ecsOption(query: Query, scope: number): Buffer {
+  const subnet = query.edns?.clientSubnet;
+  if (subnet === undefined) return Buffer.alloc(0);
+  const option = Buffer.alloc(8 + subnet.address.length);
+  option.writeUInt16BE(ednsClientSubnet, 0);
+  option.writeUInt16BE(4 + subnet.address.length, 2);
+  option.writeUInt16BE(subnet.family, 4);
+  option[6] = subnet.sourcePrefix;
+  option[7] = scope;
+  subnet.address.copy(option, 8);
+  return option;
+}
+
+function headerOnly(message: Buffer, code: number): Buffer | undefined {
+  if (message.length < 12) return undefined;
+  const writer = new ResponseWriter(12);
+  return writer.finish({ id: message.readUInt16BE(0), queryFlags: message.readUInt16BE(2), authoritative: false, truncated: false, rcode: code, counts: [0, 0, 0, 0] });
+}
+
+/** Writes the sections; false when answer, authority or required glue does not fit. */
+function writeSections(writer: ResponseWriter, sections: Sections, counts: [number, number, number, number]): boolean {
+  const lists = [sections.answer, sections.authority, sections.additional];
+  for (const [index, list] of lists.entries()) {
+    for (const [position, record] of list.entries()) {
+      if (writer.record(record)) {
+        counts[index + 1] = (counts[index + 1] ?? 0) + 1;
+        continue;
+      }
+      // Optional additional data may be left out; answers, authority and glue may not (RFC 9471).
+      return index === 2 && position >= sections.requiredAdditional;
+    }
+  }
+  return true;
+}
+
+function encode(query: Query, sections: Sections, transport: Transport, code: number, scope: number): Buffer {
+  const edns = query.edns;
+  const limit = transport.udp ? (edns ? Math.max(classicUdpPayload, Math.min(edns.udpSize, maxUdpPayload)) : classicUdpPayload) : 65535;
+  const option = edns ? ecsOption(query, scope) : Buffer.alloc(0);
+  const reserved = edns ? 11 + option.length : 0;
+  let writer = new ResponseWriter(limit, reserved);
+  writer.question(query.questionBytes, query.name);
+  let counts: [number, number, number, number] = [1, 0, 0, 0];
+  const complete = writeSections(writer, sections, counts);
+  if (!complete) {
+    // Truncated: the question alone (and OPT), TC set, so the client retries over TCP.
+    writer = new ResponseWriter(limit, reserved);
+    writer.question(query.questionBytes, query.name);
+    counts = [1, 0, 0, 0];
+  }
+  if (edns) {
+    writer.opt(maxUdpPayload, code >> 4, edns.dnssecOk, option);
+    counts[3] += 1;
+  }
+  const authoritative = sections.authoritative && code !== rcode.refused && code !== rcode.notImp && code !== rcode.formErr;
+  return writer.finish({ id: query.id, queryFlags: query.flags, authoritative, truncated: !complete, rcode: code, counts });
+}
+
+const empty = (authoritative: boolean): Sections => ({ rcode: 0, authoritative, answer: [], authority: [], additional: [], requiredAdditional: 0 });
+
+export function respond(zones: ServedZones, message: Buffer, transport: Transport, select: Selector): Buffer | undefined {
+  // Responses (QR set) are never answered: that is how reflection loops start.
+  if (message.length >= 3 && ((message[2] ?? 0) & 0x80) !== 0) return undefined;
+  let query: Query;
+  try {
+    query = parseQuery(message);
+  } catch (e) {
+    if (!(e instanceof QueryError)) throw e;
+    return headerOnly(message, rcode.formErr);
+  }
+  if (query.opcode !== 0) return encode(query, empty(false), transport, rcode.notImp, 0);
+  if (query.edns !== undefined && query.edns.version > 0) return encode(query, empty(false), transport, rcode.badVers, 0);
+  if (query.edns?.badClientSubnet === true) return encode(query, empty(false), transport, rcode.formErr, 0);
+  if (query.qclass !== classIn || transferTypes.has(query.qtype)) return encode(query, empty(false), transport, rcode.refused, 0);
+  if (query.qtype === 41) return encode(query, empty(false), transport, rcode.formErr, 0);
+
+  // A DS lives in the parent: at a hosted zone's apex, ask the hosted parent if there is one.
+  let zone = zones.find(query.name);
+  if (zone !== undefined && zone.name === query.name && query.qtype === rrType.ds && query.name !== '') {
+    const parent = query.name.slice(query.name.indexOf('.') + 1);
+    zone = (query.name.includes('.') ? zones.find(parent) : undefined) ?? zone;
+  }
+  if (zone === undefined) return encode(query, empty(false), transport, rcode.refused, 0);
+
+  const used = { pickers: false };
+  const chooser = select(query);
+  const sections = lookup(zones, zone, query.name, query.qtype, {
+    udp: transport.udp,
+    select: (rrset) => {
+      if (rrset.pickers !== null) used.pickers = true;
+      return chooser(rrset);
+    },
+  });
+  // The ECS scope says how much of the client's subnet the answer depended on (RFC 7871 §7.2.1).
+  const scope = used.pickers ? (query.edns?.clientSubnet?.sourcePrefix ?? 0) : 0;
+  return encode(query, sections, transport, sections.rcode, scope);
+}

@@ -1,0 +1,129 @@
+// Building a response on the wire: header, the question echoed byte for byte, then records with
+// owner-name compression (RFC 1035 §4.1.4). RDATA arrives pre-encoded and is copied as is.
+
+export const rcode = { noError: 0, formErr: 1, servFail: 2, nxDomain: 3, notImp: 4, refused: 5, badVers: 16 } as const;
+
+const flagQr = 0x8000;
+const flagAa = 0x0400;
+const flagTc = 0x0200;
+const maxPointerOffset = 0x3fff;
+
+export interface WireRecord {
+  /** Owner, lower case, no trailing dot. */
+  name: string;
+  type: number;
+  ttl: number;
+  rdata: Buffer;
+}
+
+export class ResponseWriter {
+  readonly #buffer: Buffer;
+  /** Records must leave this much room (for the OPT record written last). */
+  readonly #reserved: number;
+  #length = 12;
+  readonly #names = new Map<string, number>();
+
+  constructor(capacity = 65535, reserved = 0) {
+    this.#buffer = Buffer.allocUnsafe(capacity);
+    this.#reserved = reserved;
+  }
+
+  /** The question as received; its name's suffixes become compression targets (keeping 0x20 case). */
+  question(bytes: Buffer, name: string): void {
+    bytes.copy(this.#buffer, this.#length);
+    // A name with a dot inside a label (read as "\\.") is never ours; its suffixes are not offered.
+    if (name !== '' && !name.includes('\\')) {
+      let offset = this.#length;
+      let rest = name;
+      for (;;) {
+        this.#names.set(rest, offset);
+        offset += 1 + (this.#buffer[offset] ?? 0);
+        const dot = rest.indexOf('.');
+        if (dot < 0) break;
+        rest = rest.slice(dot + 1);
+      }
+    }
+    this.#length += bytes.length;
+  }
+
+  /** Writes a name; the suffixes it registers are listed in `added` so a failed record can undo them. */
+  #name(name: string, added: string[]): boolean {
+    let rest = name;
+    while (rest !== '') {
+      const pointer = this.#names.get(rest);
+      if (pointer !== undefined) {
+        if (this.#length + 2 > this.#buffer.length - this.#reserved) return false;
+        this.#buffer.writeUInt16BE(0xc000 | pointer, this.#length);
+        this.#length += 2;
+        return true;
+      }
+      const dot = rest.indexOf('.');
+      const label = dot < 0 ? rest : rest.slice(0, dot);
+      if (this.#length + 1 + label.length > this.#buffer.length - this.#reserved) return false;
+      if (this.#length <= maxPointerOffset) {
+        this.#names.set(rest, this.#length);
+        added.push(rest);
+      }
+      this.#buffer[this.#length] = label.length;
+      this.#buffer.write(label, this.#length + 1, 'latin1');
+      this.#length += 1 + label.length;
+      rest = dot < 0 ? '' : rest.slice(dot + 1);
+    }
+    if (this.#length + 1 > this.#buffer.length - this.#reserved) return false;
+    this.#buffer[this.#length++] = 0;
+    return true;
+  }
+
+  /** Appends a record; false (and nothing written) when it does not fit. */
+  record(record: WireRecord): boolean {
+    const start = this.#length;
+    const added: string[] = [];
+    if (!this.#name(record.name, added) || this.#length + 10 + record.rdata.length > this.#buffer.length - this.#reserved) {
+      this.#length = start;
+      for (const name of added) this.#names.delete(name);
+      return false;
+    }
+    const b = this.#buffer;
+    b.writeUInt16BE(record.type, this.#length);
+    b.writeUInt16BE(1, this.#length + 2);
+    b.writeUInt32BE(record.ttl, this.#length + 4);
+    b.writeUInt16BE(record.rdata.length, this.#length + 8);
+    record.rdata.copy(b, this.#length + 10);
+    this.#length += 10 + record.rdata.length;
+    return true;
+  }
+
+  /** The OPT pseudo-record (RFC 6891 §6.1.2). */
+  opt(udpSize: number, extendedRcode: number, dnssecOk: boolean, options: Buffer): boolean {
+    if (this.#length + 11 + options.length > this.#buffer.length) return false;
+    const b = this.#buffer;
+    b[this.#length] = 0;
+    b.writeUInt16BE(41, this.#length + 1);
+    b.writeUInt16BE(udpSize, this.#length + 3);
+    b[this.#length + 5] = extendedRcode;
+    b[this.#length + 6] = 0;
+    b.writeUInt16BE(dnssecOk ? 0x8000 : 0, this.#length + 7);
+    b.writeUInt16BE(options.length, this.#length + 9);
+    options.copy(b, this.#length + 11);
+    this.#length += 11 + options.length;
+    return true;
+  }
+
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Writes the header and returns the finished message (a view of the writer's buffer). */
+  finish(header: { id: number; queryFlags: number; authoritative: boolean; truncated: boolean; rcode: number; counts: [number, number, number, number] }): Buffer {
+    const b = this.#buffer;
+    b.writeUInt16BE(header.id, 0);
+    // Opcode, RD and CD come from the query; QR, AA, TC and the low RCODE bits are ours.
+    const echoed = header.queryFlags & 0x7910;
+    b.writeUInt16BE(echoed | flagQr | (header.authoritative ? flagAa : 0) | (header.truncated ? flagTc : 0) | (header.rcode & 0xf), 2);
+    b.writeUInt16BE(header.counts[0], 4);
+    b.writeUInt16BE(header.counts[1], 6);
+    b.writeUInt16BE(header.counts[2], 8);
+    b.writeUInt16BE(header.counts[3], 10);
+    return b.subarray(0, this.#length);
+  }
+}

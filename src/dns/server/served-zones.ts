@@ -1,0 +1,78 @@
+// Every zone this server answers for, kept current from the change feed. Lookups walk the query
+// name's suffixes, so the most specific hosted zone answers.
+import type { ZoneChange } from '../../events/change-feed.ts';
+import type { Db } from '../../store/database.ts';
+import type { ZoneRow } from '../../store/zones.ts';
+import { loadZone, refreshNames } from './load.ts';
+import type { ZoneView } from './zone-view.ts';
+
+export class ServedZones {
+  readonly #zones = new Map<string, ZoneView>();
+  readonly #db: Db;
+  readonly #pending = new Map<string, Promise<void>>();
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /** The most specific enabled zone containing `name`, if any. */
+  find(name: string): ZoneView | undefined {
+    let rest = name;
+    for (;;) {
+      const zone = this.#zones.get(rest);
+      if (zone !== undefined) return zone;
+      if (rest === '') return undefined;
+      const dot = rest.indexOf('.');
+      rest = dot < 0 ? '' : rest.slice(dot + 1);
+    }
+  }
+
+  get(name: string): ZoneView | undefined {
+    return this.#zones.get(name);
+  }
+
+  async loadAll(): Promise<void> {
+    const zones = await this.#db.selectFrom('zones').selectAll().where('enabled', '=', 1).execute();
+    for (const zone of zones) this.#zones.set(zone.name, await loadZone(this.#db, zone));
+  }
+
+  /**
+   * Applies a committed change by reading the store. Changes of one zone are applied one after
+   * another, each reading after the previous one finished, so a slower, older read can never
+   * overwrite a newer one.
+   */
+  apply(change: ZoneChange): Promise<void> {
+    const previous = this.#pending.get(change.zone) ?? Promise.resolve();
+    const next = previous.then(() => this.#apply(change));
+    const settled = next.catch(() => undefined);
+    this.#pending.set(change.zone, settled);
+    void settled.then(() => {
+      if (this.#pending.get(change.zone) === settled) this.#pending.delete(change.zone);
+    });
+    return next;
+  }
+
+  async #apply(change: ZoneChange): Promise<void> {
+    const zone: ZoneRow | undefined = change.deleted
+      ? undefined
+      : await this.#db.selectFrom('zones').selectAll().where('id', '=', change.zoneId).executeTakeFirst();
+    if (zone === undefined || zone.enabled !== 1) {
+      this.#zones.delete(change.zone);
+      return;
+    }
+    const current = this.#zones.get(zone.name);
+    if (current !== undefined && change.names !== undefined && current.head.id === zone.id) {
+      await refreshNames(this.#db, current, zone, change.names);
+    } else {
+      this.#zones.set(zone.name, await loadZone(this.#db, zone));
+    }
+  }
+
+  names(): string[] {
+    return [...this.#zones.keys()];
+  }
+
+  get size(): number {
+    return this.#zones.size;
+  }
+}

@@ -1,0 +1,59 @@
+// The TCP listener (RFC 7766): two-octet length framing, pipelined queries answered in order,
+// messages split across reads reassembled, idle connections closed.
+import net from 'node:net';
+import type { ListenAddress } from '../../config.ts';
+import { serverFailure, type Handler } from './udp.ts';
+
+/** RFC 7766 §6.2.3 suggests seconds, not minutes, for idle connections. */
+const idleTimeoutMs = 10_000;
+
+export interface TcpListener {
+  /** Stops accepting and closes every open connection. */
+  close(): Promise<void>;
+}
+
+export function listenTcp(address: ListenAddress, handler: Handler, onError: (e: unknown) => void): Promise<TcpListener> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    let pending: Buffer = Buffer.alloc(0);
+    socket.setTimeout(idleTimeoutMs, () => socket.destroy());
+    socket.on('error', () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      while (pending.length >= 2) {
+        const size = pending.readUInt16BE(0);
+        if (pending.length < 2 + size) break;
+        const message = pending.subarray(2, 2 + size);
+        pending = pending.subarray(2 + size);
+        let reply: Buffer | undefined;
+        try {
+          reply = handler(message, socket.remoteAddress ?? '');
+        } catch (e) {
+          onError(e);
+          reply = serverFailure(message);
+        }
+        if (reply === undefined) continue;
+        const framed = Buffer.allocUnsafe(2 + reply.length);
+        framed.writeUInt16BE(reply.length, 0);
+        reply.copy(framed, 2);
+        socket.write(framed);
+      }
+    });
+  });
+  server.on('error', onError);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: address.host, port: address.port }, () => {
+      server.off('error', reject);
+      resolve({
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            for (const socket of sockets) socket.destroy();
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,38 @@
+// The UDP listener: one datagram in, at most one out. A handler failure answers SERVFAIL and the
+// socket keeps serving.
+import dgram from 'node:dgram';
+import { isIPv6 } from 'node:net';
+import type { ListenAddress } from '../../config.ts';
+
+export type Handler = (message: Buffer, source: string) => Buffer | undefined;
+
+export function serverFailure(message: Buffer): Buffer | undefined {
+  if (message.length < 12) return undefined;
+  const reply = Buffer.from(message.subarray(0, 12));
+  // QR set, opcode and RD kept, RCODE 2; no sections.
+  reply.writeUInt16BE((message.readUInt16BE(2) & 0x7900) | 0x8002, 2);
+  reply.fill(0, 4, 12);
+  return reply;
+}
+
+export function listenUdp(address: ListenAddress, handler: Handler, onError: (e: unknown) => void): Promise<dgram.Socket> {
+  const socket = dgram.createSocket({ type: isIPv6(address.host) ? 'udp6' : 'udp4' });
+  socket.on('message', (message, remote) => {
+    let reply: Buffer | undefined;
+    try {
+      reply = handler(message, remote.address);
+    } catch (e) {
+      onError(e);
+      reply = serverFailure(message);
+    }
+    if (reply !== undefined) socket.send(reply, remote.port, remote.address);
+  });
+  return new Promise((resolve, reject) => {
+    socket.once('error', reject);
+    socket.bind(address.port, address.host, () => {
+      socket.off('error', reject);
+      socket.on('error', onError);
+      resolve(socket);
+    });
+  });
+}

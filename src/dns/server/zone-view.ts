@@ -1,0 +1,83 @@
+// One zone as the server holds it: nodes by owner name, each with its RRsets pre-encoded, plus the
+// counts that tell empty non-terminals apart from names that do not exist (RFC 4592 §2.2.2).
+import type { Picker } from '../pickers/validate.ts';
+
+export interface ServedRecord {
+  rdata: Buffer;
+  meta: Record<string, unknown>;
+  /** The name a CNAME, NS, MX or SRV points at (lower case, no trailing dot), for chasing and glue. */
+  target: string | undefined;
+}
+
+export interface ServedRrset {
+  type: number;
+  ttl: number;
+  /** Enabled records only, in their stored order. */
+  records: ServedRecord[];
+  pickers: Picker[] | null;
+}
+
+export type ZoneNode = Map<number, ServedRrset>;
+
+export interface ZoneHead {
+  id: number;
+  name: string;
+  serial: number;
+  /** SOA RDATA with the current serial. */
+  soaRdata: Buffer;
+  /** TTL of the SOA and of negative answers (RFC 2308 §5: min of SOA TTL and MINIMUM). */
+  negativeTtl: number;
+  dnssec: boolean;
+}
+
+export class ZoneView {
+  head: ZoneHead;
+  readonly #nodes = new Map<string, ZoneNode>();
+  /** For every name above an existing node (up to the apex): how many nodes lie below it. */
+  readonly #below = new Map<string, number>();
+
+  constructor(head: ZoneHead) {
+    this.head = head;
+  }
+
+  get name(): string {
+    return this.head.name;
+  }
+
+  node(name: string): ZoneNode | undefined {
+    return this.#nodes.get(name);
+  }
+
+  /** The name exists: it owns data, or is an empty non-terminal above names that do. */
+  exists(name: string): boolean {
+    return this.#nodes.has(name) || (this.#below.get(name) ?? 0) > 0;
+  }
+
+  /** Replaces a node's RRsets; an empty map removes the node. */
+  setNode(name: string, rrsets: ZoneNode): void {
+    const had = this.#nodes.has(name);
+    const has = rrsets.size > 0;
+    if (has) this.#nodes.set(name, rrsets);
+    else this.#nodes.delete(name);
+    if (had !== has) this.#count(name, has ? 1 : -1);
+  }
+
+  get size(): number {
+    return this.#nodes.size;
+  }
+
+  #count(name: string, delta: number): void {
+    for (let parent = parentOf(name); parent !== undefined && parent.length >= this.name.length; parent = parentOf(parent)) {
+      const n = (this.#below.get(parent) ?? 0) + delta;
+      if (n > 0) this.#below.set(parent, n);
+      else this.#below.delete(parent);
+      if (parent === this.name) break;
+    }
+  }
+}
+
+/** `a.b.c` → `b.c`; undefined for a single label. */
+export function parentOf(name: string): string | undefined {
+  const dot = name.indexOf('.');
+  return dot < 0 ? (name === '' ? undefined : '') : name.slice(dot + 1);
+}

@@ -1,0 +1,106 @@
+// A DNS client for the tests: queries built and decoded with dns-packet (an implementation we did
+// not write), sent over real UDP and TCP.
+import dgram from 'node:dgram';
+import net from 'node:net';
+import packet from 'dns-packet';
+
+export interface QueryOptions {
+  id?: number;
+  /** Adds an OPT record (EDNS) with this payload size. */
+  udpSize?: number;
+  dnssecOk?: boolean;
+  /** EDNS Client Subnet: address and source prefix length. */
+  subnet?: { address: string; prefix: number };
+  recursionDesired?: boolean;
+}
+
+export function buildQuery(name: string, type: string, options: QueryOptions = {}): Buffer {
+  const edns = options.udpSize !== undefined || options.dnssecOk === true || options.subnet !== undefined;
+  return packet.encode({
+    type: 'query',
+    id: options.id ?? Math.floor(Math.random() * 65535),
+    flags: options.recursionDesired === true ? packet.RECURSION_DESIRED : 0,
+    questions: [{ name, type: type as packet.RecordType, class: 'IN' }],
+    additionals: edns
+      ? [
+          {
+            type: 'OPT',
+            name: '.',
+            udpPayloadSize: options.udpSize ?? 1232,
+            flags: options.dnssecOk === true ? packet.DNSSEC_OK : 0,
+            options: options.subnet
+              ? [{ code: 'CLIENT_SUBNET', family: options.subnet.address.includes(':') ? 2 : 1, sourcePrefixLength: options.subnet.prefix, scopePrefixLength: 0, ip: options.subnet.address }]
+              : [],
+          } as unknown as packet.Answer,
+        ]
+      : [],
+  });
+}
+
+export function udpExchange(port: number, message: Buffer, timeoutMs = 2000): Promise<Buffer> {
+  const socket = dgram.createSocket('udp4');
+  return new Promise<Buffer>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.close();
+      reject(new Error('no UDP answer'));
+    }, timeoutMs);
+    socket.once('message', (reply) => {
+      clearTimeout(timer);
+      socket.close();
+      resolve(reply);
+    });
+    socket.send(message, port, '127.0.0.1');
+  });
+}
+
+/** Sends several framed messages on one connection (optionally in pieces) and reads as many answers. */
+export function tcpExchange(port: number, messages: Buffer[], options: { split?: boolean } = {}): Promise<Buffer[]> {
+  return new Promise<Buffer[]>((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const answers: Buffer[] = [];
+    let pending = Buffer.alloc(0);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`got ${answers.length} of ${messages.length} TCP answers`));
+    }, 3000);
+    socket.on('error', reject);
+    socket.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.length >= 2 && pending.length >= 2 + pending.readUInt16BE(0)) {
+        answers.push(pending.subarray(2, 2 + pending.readUInt16BE(0)));
+        pending = pending.subarray(2 + pending.readUInt16BE(0));
+      }
+      if (answers.length === messages.length) {
+        clearTimeout(timer);
+        socket.end();
+        resolve(answers);
+      }
+    });
+    socket.on('connect', () => {
+      const framed = Buffer.concat(messages.map((m) => Buffer.concat([Buffer.from([m.length >> 8, m.length & 255]), m])));
+      if (!options.split) {
+        socket.write(framed);
+        return;
+      }
+      // One byte at a time for the first message's length, then the rest in odd-sized pieces.
+      let at = 0;
+      const step = () => {
+        if (at >= framed.length) return;
+        const size = at < 2 ? 1 : 7;
+        socket.write(framed.subarray(at, at + size));
+        at += size;
+        setTimeout(step, 1);
+      };
+      step();
+    });
+  });
+}
+
+export const decode = (message: Buffer) => packet.decode(message);
+
+export async function ask(port: number, name: string, type: string, options: QueryOptions & { tcp?: boolean } = {}) {
+  const message = buildQuery(name, type, options);
+  const reply = options.tcp === true ? (await tcpExchange(port, [message]))[0] : await udpExchange(port, message);
+  if (reply === undefined) throw new Error('no answer');
+  return { raw: reply, packet: decode(reply) };
+}
