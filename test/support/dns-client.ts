@@ -96,7 +96,10 @@ export function tcpExchange(port: number, messages: Buffer[], options: { split?:
   });
 }
 
-export const decode = (message: Buffer) => packet.decode(message);
+/** dns-packet's decoded message, with the RCODE it decodes but does not declare. */
+export type Reply = ReturnType<typeof packet.decode> & { rcode: string };
+
+export const decode = (message: Buffer): Reply => packet.decode(message) as Reply;
 
 export async function ask(port: number, name: string, type: string, options: QueryOptions & { tcp?: boolean } = {}) {
   const message = buildQuery(name, type, options);

@@ -30,14 +30,27 @@ export interface ZoneHead {
   dnssec: boolean;
 }
 
+const soaType = 6;
+
 export class ZoneView {
-  head: ZoneHead;
+  #head: ZoneHead;
   readonly #nodes = new Map<string, ZoneNode>();
   /** For every name above an existing node (up to the apex): how many nodes lie below it. */
   readonly #below = new Map<string, number>();
 
   constructor(head: ZoneHead) {
-    this.head = head;
+    this.#head = head;
+    this.setNode(head.name, new Map());
+  }
+
+  get head(): ZoneHead {
+    return this.#head;
+  }
+
+  /** New zone values (serial, SOA fields); the apex's SOA RRset follows. */
+  set head(head: ZoneHead) {
+    this.#head = head;
+    this.setNode(head.name, this.#nodes.get(head.name) ?? (new Map() as ZoneNode));
   }
 
   get name(): string {
@@ -53,8 +66,11 @@ export class ZoneView {
     return this.#nodes.has(name) || (this.#below.get(name) ?? 0) > 0;
   }
 
-  /** Replaces a node's RRsets; an empty map removes the node. */
+  /** Replaces a node's RRsets; an empty map removes the node. The apex always holds the SOA. */
   setNode(name: string, rrsets: ZoneNode): void {
+    if (name === this.#head.name) {
+      rrsets.set(soaType, { type: soaType, ttl: this.#head.negativeTtl, records: [{ rdata: this.#head.soaRdata, meta: {}, target: undefined }], pickers: null });
+    }
     const had = this.#nodes.has(name);
     const has = rrsets.size > 0;
     if (has) this.#nodes.set(name, rrsets);
