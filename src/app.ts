@@ -70,7 +70,14 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const api = config.roles.includes('api');
     // DNS first: its zones are loaded before the API can change them.
     if (config.roles.includes('dns')) {
-      const dns = await startDnsServer({ store, listen: config.dnsListen, logger, changes: api ? changes : undefined, databaseUrl: config.databaseUrl });
+      const dns = await startDnsServer({
+        store,
+        listen: config.dnsListen,
+        logger,
+        changes: api ? changes : undefined,
+        databaseUrl: config.databaseUrl,
+        geoipDb: config.geoipDb,
+      });
       stops.push(() => dns.stop());
     }
     const url = api ? await startApi(config, store, logger, changes, stops) : undefined;

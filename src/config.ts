@@ -1,6 +1,7 @@
 // One typed configuration object, read from the environment and overridden by CLI flags.
 // Every setting has an environment name (EDGEPLANE_API_LISTEN) and a flag (--api-listen);
 // a bad value stops the process at start with a message naming the setting.
+import fs from 'node:fs';
 import path from 'node:path';
 import { canonicalName } from './dns/names.ts';
 
@@ -36,6 +37,8 @@ export interface Config {
   /** The service's own name servers: apex NS of new zones, SOA primary by default. */
   nameservers: string[];
   webhookAllowPrivate: boolean;
+  /** A GeoIP .mmdb replacing the shipped country data; undefined: the shipped data. */
+  geoipDb: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -135,6 +138,11 @@ export const settings = {
     description: 'Set to 1 to let zone webhooks reach loopback and private addresses',
     default: '0',
   },
+  geoipDb: {
+    env: 'EDGEPLANE_GEOIP_DB',
+    flag: 'geoip-db',
+    description: 'A MaxMind-format .mmdb (country or city, optionally ASN) for GeoDNS; unset: the shipped CC0 country data and ASN ranges',
+  },
 } satisfies Record<string, Setting>;
 
 type SettingName = keyof typeof settings;
@@ -185,6 +193,7 @@ export function loadConfig(
     secretKey: check('secretKey', parseSecret, undefined),
     nameservers: check('nameservers', parseNameservers, []),
     webhookAllowPrivate: check('webhookAllowPrivate', parseFlag, false),
+    geoipDb: check('geoipDb', parseReadableFile, undefined),
   };
   if (problems.length > 0) {
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
@@ -230,6 +239,16 @@ function parsePassword(value: string): string {
 function parseSecret(value: string): string {
   if (value.length < 32) throw new Error('must be at least 32 characters');
   return value;
+}
+
+function parseReadableFile(value: string): string {
+  const file = path.resolve(value);
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+  } catch {
+    throw new Error(`cannot read ${file}`);
+  }
+  return file;
 }
 
 function parseRoles(value: string): Role[] {

@@ -226,6 +226,77 @@ for (const engine of engines()) {
       assert.deepEqual(answers.map((a) => decode(a).questions?.[0]?.name), names);
     });
 
+    test('geodns by EDNS Client Subnet: country, ASN, default; the scope echoes the source prefix', async () => {
+      await put('geo', 'A', [['192.0.2.101'], ['192.0.2.102'], ['192.0.2.103']], {
+        pickers: [{ type: 'geodns', strict: false }],
+        resource_records: [
+          { content: ['192.0.2.101'], meta: { countries: ['us'] } },
+          { content: ['192.0.2.102'], meta: { countries: ['NL'] } },
+          { content: ['192.0.2.103'], meta: { default: true } },
+        ],
+      });
+      const from = async (address: string, prefix = 24) => {
+        const reply = await q('geo.srv.test', 'A', { subnet: { address, prefix } });
+        const ecs = (reply.packet.additionals?.find((a) => a.type === 'OPT') as unknown as { options: { code: number; scopePrefixLength?: number }[] } | undefined)?.options.find((o) => o.code === 8);
+        return { answers: data(reply.packet.answers), scope: ecs?.scopePrefixLength };
+      };
+      assert.deepEqual(await from('8.8.8.0'), { answers: ['geo.srv.test A "192.0.2.101"'], scope: 24 });
+      assert.deepEqual((await from('193.0.6.0')).answers, ['geo.srv.test A "192.0.2.102"']);
+      assert.deepEqual((await from('10.1.0.0', 16)).answers, ['geo.srv.test A "192.0.2.103"'], 'private: no country, the default');
+      // Without ECS the source address (127.0.0.1: no country) decides.
+      assert.deepEqual(data((await q('geo.srv.test', 'A')).packet.answers), ['geo.srv.test A "192.0.2.103"']);
+      // A static RRset depends on nobody: scope 0.
+      assert.equal((await from('8.8.8.0')).scope, 24);
+      const staticScope = await q('www.srv.test', 'A', { subnet: { address: '8.8.8.0', prefix: 24 } });
+      const opt = staticScope.packet.additionals?.find((a) => a.type === 'OPT') as unknown as { options: { code: number; scopePrefixLength?: number }[] };
+      assert.equal(opt.options.find((o) => o.code === 8)?.scopePrefixLength, 0);
+    });
+
+    test('asn and first_n pickers; a strict miss is a NODATA no longer-lived than the RRset', async () => {
+      await put('byasn', 'AAAA', [], {
+        pickers: [{ type: 'asn' }, { type: 'first_n', limit: 1 }],
+        resource_records: [
+          { content: ['2001:db8::1'], meta: { asn: [64500] } },
+          { content: ['2001:db8::2'], meta: { asn: [15169] } },
+          { content: ['2001:db8::3'] },
+        ],
+      });
+      const google = await q('byasn.srv.test', 'AAAA', { subnet: { address: '8.8.8.0', prefix: 24 } });
+      assert.deepEqual(data(google.packet.answers), ['byasn.srv.test AAAA "2001:db8::2"']);
+      const other = await q('byasn.srv.test', 'AAAA', { subnet: { address: '193.0.6.0', prefix: 24 } });
+      assert.deepEqual(data(other.packet.answers), ['byasn.srv.test AAAA "2001:db8::1"'], 'no ASN match: all pass on, first_n keeps one');
+
+      await api('PUT', '/dns/v2/zones/srv.test/strict/A', {
+        ttl: 30,
+        pickers: [{ type: 'geodns', strict: true }],
+        resource_records: [{ content: ['192.0.2.111'], meta: { countries: ['JP'] } }],
+      });
+      const miss = (await q('strict.srv.test', 'A', { subnet: { address: '8.8.8.0', prefix: 24 } })).packet;
+      assert.equal(miss.rcode, 'NOERROR');
+      assert.equal(miss.answers?.length, 0);
+      assert.equal(miss.authorities?.[0]?.type, 'SOA');
+      assert.equal((miss.authorities[0] as { ttl?: number }).ttl, 30);
+    });
+
+    test('weighted_shuffle over the wire follows the weights', async () => {
+      await api('PUT', '/dns/v2/zones/srv.test/weighted/A', {
+        pickers: [{ type: 'weighted_shuffle' }, { type: 'first_n' }],
+        resource_records: [
+          { content: ['192.0.2.201'], meta: { weight: 90 } },
+          { content: ['192.0.2.202'], meta: { weight: 10 } },
+        ],
+      });
+      const counts = new Map<string, number>();
+      for (let i = 0; i < 400; i++) {
+        const answer = data((await q('weighted.srv.test', 'A')).packet.answers)[0] ?? '';
+        counts.set(answer, (counts.get(answer) ?? 0) + 1);
+      }
+      const heavy = counts.get('weighted.srv.test A "192.0.2.201"') ?? 0;
+      // Expected 360 of 400 (binomial sd 6): well inside 320-395.
+      assert.ok(heavy > 320 && heavy < 395, `heavy first ${heavy} of 400`);
+      assert.equal(heavy + (counts.get('weighted.srv.test A "192.0.2.202"') ?? 0), 400);
+    });
+
     test('kdig from Debian reads the same answers', async (t) => {
       const tool = await run('sh', ['-c', 'command -v kdig']).catch(() => undefined);
       if (tool === undefined) {

@@ -27,7 +27,9 @@ for (const engine of engines()) {
       const me = await call(url, 'GET', '/iam/clients/me', { auth });
       const base = `/iam/v2/clients/${me.body.id}/tokens`;
       const created = await call(url, 'POST', base, { auth, body: { name: 'leak-check' } });
-      const secret = (created.body.token as string).split('_')[1] ?? '';
+      const token = created.body.token as string;
+      // The secret is everything after the first '_' (base64url may itself contain '_').
+      const secret = token.slice(token.indexOf('_') + 1);
       secrets.push(secret);
       const user = await call(url, 'POST', '/iam/users', { auth, body: { email: 'second@example.com', password: 'second user pw 1' } });
       const account = await call(url, 'POST', '/iam/accounts', { auth, body: { email: 'other@example.com', password: 'other acct pw 1' } });

@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ListenAddress } from '../../config.ts';
 import type { ChangeFeed } from '../../events/change-feed.ts';
 import type { Store } from '../../store/database.ts';
+import { openGeo } from '../../geo/geoip.ts';
 import { followStore, type Follower } from './follow-store.ts';
 import { respond } from './respond.ts';
 import { ServedZones } from './served-zones.ts';
@@ -23,6 +24,8 @@ export interface DnsServerOptions {
   /** The API of this process publishes its changes here; without one, the store is followed. */
   changes: ChangeFeed | undefined;
   databaseUrl: string | undefined;
+  /** A custom GeoIP database (.mmdb); undefined: the one shipped with the service. */
+  geoipDb: string | undefined;
 }
 
 export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
@@ -35,8 +38,9 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     : () => undefined;
   if (options.changes === undefined) follower = await followStore(options.store, options.databaseUrl, zones, options.logger);
   const onError = (e: unknown) => options.logger.error({ err: e }, 'DNS query failed');
-  const handler = (message: Buffer, _source: string) => respond(zones, message, { udp: true }, () => (rrset) => rrset.records);
-  const tcpHandler = (message: Buffer, _source: string) => respond(zones, message, { udp: false }, () => (rrset) => rrset.records);
+  const geo = await openGeo({ mmdbPath: options.geoipDb });
+  const handler = (message: Buffer, source: string) => respond(zones, message, { udp: true, source }, geo);
+  const tcpHandler = (message: Buffer, source: string) => respond(zones, message, { udp: false, source }, geo);
 
   const udp: dgram.Socket = await listenUdp(options.listen, handler, onError);
   // Port 0 asks for a free port: TCP takes the one UDP got, so both serve the same address.

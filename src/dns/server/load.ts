@@ -3,6 +3,7 @@
 import type { Db } from '../../store/database.ts';
 import { rrsetsAtName, withRecords, zoneRrsets, type RrsetWithRecords } from '../../store/rrsets.ts';
 import type { ZoneRow } from '../../store/zones.ts';
+import { compileMeta } from '../pickers/record-match.ts';
 import type { Picker } from '../pickers/validate.ts';
 import { recordType } from '../rrtypes/index.ts';
 import type { ContentValue } from '../rrtypes/record-type.ts';
@@ -39,7 +40,7 @@ function nodeOf(rrsets: RrsetWithRecords[]): ZoneNode {
       .filter((r) => r.enabled === 1)
       .map((r) => {
         const content = parseJson<ContentValue[]>(r.content);
-        return { rdata: type?.toWire(content) ?? Buffer.alloc(0), meta: parseJson<Record<string, unknown>>(r.meta), target: targetOf(rrset.type, content) };
+        return { rdata: type?.toWire(content) ?? Buffer.alloc(0), match: compileMeta(parseJson<Record<string, unknown>>(r.meta)), target: targetOf(rrset.type, content) };
       });
     if (type === undefined || records.length === 0) continue;
     node.set(type.code, { type: type.code, ttl: rrset.ttl, records, pickers: rrset.pickers === null ? null : parseJson<Picker[]>(rrset.pickers) });

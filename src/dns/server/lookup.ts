@@ -103,8 +103,14 @@ export function lookup(zones: ServedZones, first: ZoneView, qname: string, qtype
       for (const rrset of options.udp ? all.slice(0, 1) : all) sections.answer.push(...records(name, rrset, options));
       return sections;
     }
+    const chosen = wanted === undefined ? [] : records(name, wanted, options);
+    if (wanted !== undefined && chosen.length === 0) {
+      // Pickers left nothing: a NODATA cached no longer than the RRset itself would have been.
+      sections.authority.push({ ...soaRecord(zone), ttl: Math.min(zone.head.negativeTtl, wanted.ttl) });
+      return sections;
+    }
     if (wanted !== undefined) {
-      sections.answer.push(...records(name, wanted, options));
+      sections.answer.push(...chosen);
       if (qtype === type.mx || qtype === type.srv || qtype === type.ns) {
         sections.additional.push(...addresses(zone, options.select(wanted).map((r) => r.target), options));
       }

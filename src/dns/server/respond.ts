@@ -1,6 +1,9 @@
 // One query in, one response out (or none for what must be dropped): the chain parse → find zone
 // → lookup → encode, with EDNS (RFC 6891), the ECS echo (RFC 7871) and truncation.
 import { lookup, type as rrType, type LookupOptions, type Sections } from './lookup.ts';
+import type { GeoLookup } from '../../geo/geoip.ts';
+import { applyPickers } from '../pickers/chain.ts';
+import { requester, subnetAddress, type Requester } from '../pickers/requester.ts';
 import { parseQuery, QueryError, type Query } from './query.ts';
 import { rcode, ResponseWriter } from './response.ts';
 import type { ServedZones } from './served-zones.ts';
@@ -14,9 +17,9 @@ const transferTypes = new Set([251, 252]);
 
 export interface Transport {
   udp: boolean;
+  /** The peer's address: the requester when the query has no client subnet. */
+  source: string;
 }
-
-export type Selector = (query: Query) => LookupOptions['select'];
 
 function ecsOption(query: Query, scope: number): Buffer {
   const subnet = query.edns?.clientSubnet;
@@ -78,7 +81,19 @@ function encode(query: Query, sections: Sections, transport: Transport, code: nu
 
 const empty = (authoritative: boolean): Sections => ({ rcode: 0, authoritative, answer: [], authority: [], additional: [], requiredAdditional: 0 });
 
-export function respond(zones: ServedZones, message: Buffer, transport: Transport, select: Selector): Buffer | undefined {
+/** Picks records per query; a static RRset answers all its records without looking at anyone. */
+function selector(query: Query, transport: Transport, geo: GeoLookup | undefined, used: { pickers: boolean }): LookupOptions['select'] {
+  let who: Requester | undefined;
+  return (rrset) => {
+    if (rrset.pickers === null) return rrset.records;
+    used.pickers = true;
+    const subnet = query.edns?.clientSubnet;
+    who ??= requester(subnet ? subnetAddress(subnet.family, subnet.address) : transport.source, geo);
+    return applyPickers(rrset.records, rrset.pickers, who);
+  };
+}
+
+export function respond(zones: ServedZones, message: Buffer, transport: Transport, geo: GeoLookup | undefined): Buffer | undefined {
   // Responses (QR set) are never answered: that is how reflection loops start.
   if (message.length >= 3 && ((message[2] ?? 0) & 0x80) !== 0) return undefined;
   let query: Query;
@@ -103,14 +118,7 @@ export function respond(zones: ServedZones, message: Buffer, transport: Transpor
   if (zone === undefined) return encode(query, empty(false), transport, rcode.refused, 0);
 
   const used = { pickers: false };
-  const chooser = select(query);
-  const sections = lookup(zones, zone, query.name, query.qtype, {
-    udp: transport.udp,
-    select: (rrset) => {
-      if (rrset.pickers !== null) used.pickers = true;
-      return chooser(rrset);
-    },
-  });
+  const sections = lookup(zones, zone, query.name, query.qtype, { udp: transport.udp, select: selector(query, transport, geo, used) });
   // The ECS scope says how much of the client's subnet the answer depended on (RFC 7871 §7.2.1).
   const scope = used.pickers ? (query.edns?.clientSubnet?.sourcePrefix ?? 0) : 0;
   return encode(query, sections, transport, sections.rcode, scope);

@@ -1,0 +1,57 @@
+// Who is asking, geographically: country, continent, ASN and (city databases only) location of an
+// address, for the GeoDNS pickers. Shipped data: ip-location-db's geo-whois-asn-country .mmdb (CC0)
+// and its ASN ranges (CC BY 4.0: RouteViews, NRO, DB-IP; see the README). An operator's .mmdb
+// (MaxMind GeoLite2/GeoIP2 Country, City or ASN, or alike) answers first; the shipped data fills in
+// per address what it lacks: country and continent where it has no country (an ASN-only database,
+// a network it does not cover), the ASN where it has none. Location comes only from that database.
+import { fileURLToPath } from 'node:url';
+import { notAddress, parseAddress } from './address.ts';
+import { loadAsnRanges } from './asn-ranges.ts';
+import { openMmdb } from './mmdb.ts';
+import { globallyReachable } from './special-purpose.ts';
+
+export interface GeoInfo {
+  /** ISO 3166-1 alpha-2, upper case */
+  country: string | undefined;
+  /** AF AN AS EU NA OC SA: the database's, else the country's */
+  continent: string | undefined;
+  asn: number | undefined;
+  /** [latitude, longitude] when the database has a location (city databases), else undefined */
+  location: [number, number] | undefined;
+}
+
+export interface GeoLookup {
+  /** address: dotted IPv4 or IPv6 text (as Node's dgram rinfo.address gives, incl. '::ffff:1.2.3.4' mapped forms) */
+  lookup(address: string): GeoInfo;
+}
+
+const packageFile = (name: string, file: string) => fileURLToPath(new URL(file, import.meta.resolve(`${name}/package.json`)));
+
+/** The shipped country .mmdb (IPv4 and IPv6 in one tree). */
+export const defaultCountryDb = packageFile('@ip-location-db/geo-whois-asn-country-mmdb', 'geo-whois-asn-country.mmdb');
+
+/** Loads everything before resolving, so the first answers are already geo-aware: about 0.3 s, most
+ *  of it parsing the ASN ranges (it blocks the event loop for about 0.1 s at a time), once at start. */
+export async function openGeo(options: { mmdbPath?: string }): Promise<GeoLookup> {
+  const { mmdbPath } = options;
+  const [custom, countries, asns] = await Promise.all([
+    mmdbPath === undefined ? undefined : openMmdb(mmdbPath),
+    openMmdb(defaultCountryDb),
+    loadAsnRanges(packageFile('@ip-location-db/asn', 'asn-ipv4.csv'), packageFile('@ip-location-db/asn', 'asn-ipv6.csv')),
+  ]);
+  const words = new Uint32Array(4);
+  return {
+    lookup(address) {
+      const family = parseAddress(address, words);
+      if (family === notAddress || !globallyReachable(family, words)) return { country: undefined, continent: undefined, asn: undefined, location: undefined };
+      const own = custom?.lookup(family, words);
+      const place = own?.country === undefined ? countries.lookup(family, words) : own;
+      return {
+        country: place?.country,
+        continent: place?.continent,
+        asn: own?.asn ?? asns.lookup(family, words),
+        location: own?.location,
+      };
+    },
+  };
+}

@@ -1,0 +1,154 @@
+// Knot DNS (knotd) as a reference authoritative server for differential tests: runs unprivileged
+// on a free port with its config, zone files and state in a scratch directory.
+import { spawn, type ChildProcess } from 'node:child_process';
+import dgram from 'node:dgram';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import packet from 'dns-packet';
+
+export interface KnotZone {
+  name: string;
+  /** The zone file's text (BIND master file format). */
+  text: string;
+}
+
+export interface Knot {
+  port: number;
+  /** Everything knotd wrote to stdout and stderr so far. */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** The path of an executable on the PATH, or undefined. */
+export function onPath(command: string): string | undefined {
+  for (const dir of (process.env['PATH'] ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    const candidate = path.join(dir, command);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  // Debian installs knotd in /usr/sbin, which an unprivileged PATH may lack.
+  for (const dir of ['/usr/sbin', '/usr/local/sbin']) {
+    const candidate = path.join(dir, command);
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** A port free for both UDP and TCP on 127.0.0.1 at the time of the call. */
+async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const socket = dgram.createSocket('udp4');
+    const port = await new Promise<number>((resolve, reject) => {
+      socket.once('error', reject);
+      socket.bind(0, '127.0.0.1', () => resolve(socket.address().port));
+    });
+    const tcpFree = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    await new Promise<void>((resolve) => socket.close(() => resolve()));
+    if (tcpFree) return port;
+  }
+  throw new Error('no free port for knotd');
+}
+
+function soaAnswered(port: number, zone: string): Promise<boolean> {
+  const socket = dgram.createSocket('udp4');
+  const query = packet.encode({ type: 'query', id: 4242, flags: 0, questions: [{ name: zone, type: 'SOA', class: 'IN' }] });
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => {
+      socket.close();
+      resolve(false);
+    }, 200);
+    socket.on('error', () => undefined);
+    socket.once('message', (reply) => {
+      clearTimeout(timer);
+      socket.close();
+      // NOERROR with an answer: the zone is loaded.
+      resolve(reply.length >= 12 && (reply.readUInt16BE(2) & 0xf) === 0 && reply.readUInt16BE(6) > 0);
+    });
+    socket.send(query, port, '127.0.0.1');
+  });
+}
+
+/** Starts knotd serving `zones`; resolves once it answers the SOA of every zone. */
+export async function startKnot(zones: KnotZone[]): Promise<Knot> {
+  // The port is free when chosen but may be taken before knotd binds it: then try another.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launch(zones);
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
+}
+
+async function launch(zones: KnotZone[]): Promise<Knot> {
+  const knotd = onPath('knotd');
+  if (knotd === undefined) throw new Error('knotd is not installed');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-knot-'));
+  const port = await freePort();
+  const zoneLines: string[] = [];
+  for (const zone of zones) {
+    const file = path.join(dir, `${zone.name}.zone`);
+    fs.writeFileSync(file, zone.text);
+    zoneLines.push(`  - domain: ${zone.name}`, `    file: ${file}`);
+  }
+  const config = [
+    'server:',
+    `  listen: 127.0.0.1@${port}`,
+    `  rundir: ${dir}`,
+    '  udp-workers: 1',
+    '  tcp-workers: 1',
+    '  background-workers: 1',
+    'log:',
+    '  - target: stderr',
+    '    any: info',
+    'database:',
+    `  storage: ${dir}`,
+    'template:',
+    '  - id: default',
+    '    semantic-checks: off',
+    // Serve the file as written: no journal, no re-signing, no writing back.
+    '    zonefile-sync: -1',
+    '    journal-content: none',
+    'zone:',
+    ...zoneLines,
+    '',
+  ].join('\n');
+  const configFile = path.join(dir, 'knot.conf');
+  fs.writeFileSync(configFile, config);
+
+  const child: ChildProcess = spawn(knotd, ['-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(killer);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+
+  const started = Date.now();
+  for (const zone of zones) {
+    while (!(await soaAnswered(port, zone.name))) {
+      if (child.exitCode !== null || child.signalCode !== null || Date.now() - started > 15_000) {
+        await stop();
+        throw new Error(`knotd did not serve ${zone.name} on port ${port}:\n${config}\n${output}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  return { port, log: () => output, stop };
+}
