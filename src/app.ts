@@ -2,6 +2,8 @@
 // first administrator and webhook delivery; stops it
 // gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { createRegistry } from './metrics.ts';
 import { bootstrapFirstAccount } from './accounts/accounts.ts';
 import { accessTokens } from './accounts/jwt.ts';
 import { loadOrCreateKey } from './crypto/key-file.ts';
@@ -26,7 +28,8 @@ export interface Service {
 /** Each started part's stop, run in reverse order of starting. */
 type Stop = () => Promise<void>;
 
-async function startApi(config: Config, store: Store, logger: Logger, changes: ChangeFeed, stops: Stop[]): Promise<string> {
+async function startApi(config: Config, store: Store, logger: Logger, shared: { changes: ChangeFeed; metrics: Registry }, stops: Stop[]): Promise<string> {
+  const { changes, metrics } = shared;
   await bootstrap(config, store);
   const key = loadOrCreateKey(config.dataDir, 'jwt-signing.key', config.jwtSecret);
   const delivery = startWebhookDelivery({ db: store.db, logger, allowPrivate: config.webhookAllowPrivate });
@@ -45,6 +48,7 @@ async function startApi(config: Config, store: Store, logger: Logger, changes: C
     accessTokens: accessTokens(key, config.accessTokenTtlSeconds),
     loginLimiter: loginLimiter(),
     dns,
+    metrics,
   });
   // Stopping the HTTP server first lets in-flight requests finish before anything below goes.
   stops.push(() => http.close());
@@ -67,6 +71,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const applied = await migrateToLatest(store);
     if (applied.length > 0) logger.info({ migrations: applied }, 'store migrated');
     const changes = new ChangeFeed();
+    const metrics = createRegistry();
     const api = config.roles.includes('api');
     // DNS first: its zones are loaded before the API can change them.
     if (config.roles.includes('dns')) {
@@ -77,10 +82,11 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         changes: api ? changes : undefined,
         databaseUrl: config.databaseUrl,
         geoipDb: config.geoipDb,
+        metrics,
       });
       stops.push(() => dns.stop());
     }
-    const url = api ? await startApi(config, store, logger, changes, stops) : undefined;
+    const url = api ? await startApi(config, store, logger, { changes, metrics }, stops) : undefined;
     return { url, stop: stopAll };
   } catch (e) {
     await stopAll();

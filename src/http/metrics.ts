@@ -1,10 +1,8 @@
 // Prometheus metrics at /metrics: requests by route and status, and a latency histogram.
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 
-export function registerMetrics(app: FastifyInstance): Registry {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'edgeplane_' });
+export function registerMetrics(app: FastifyInstance, registry: Registry): void {
   const labelNames = ['method', 'route', 'status_code'] as const;
   const requests = new Counter({
     name: 'edgeplane_http_requests_total',
@@ -34,5 +32,4 @@ export function registerMetrics(app: FastifyInstance): Registry {
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     return reply.type(registry.contentType).send(await registry.metrics());
   });
-  return registry;
 }

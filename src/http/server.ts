@@ -51,7 +51,7 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
   for (const schema of sharedIamSchemas) app.addSchema(schema);
 
   await registerOpenApi(app, version);
-  registerMetrics(app);
+  registerMetrics(app, ctx.metrics);
   healthRoutes(app, ctx);
   sessionRoutes(app, ctx);
   platformRoutes(app, ctx.dns);

@@ -297,6 +297,18 @@ for (const engine of engines()) {
       assert.equal(heavy + (counts.get('weighted.srv.test A "192.0.2.202"') ?? 0), 400);
     });
 
+    test('/metrics counts queries by type and rcode, answer latency and cache hits', async () => {
+      await q('www.srv.test', 'A');
+      await q('www.srv.test', 'A');
+      await q('nothing.ent.srv.test', 'AAAA');
+      const metrics = (await call(service.url, 'GET', '/metrics')).text;
+      assert.match(metrics, /edgeplane_dns_queries_total\{transport="udp",qtype="A",rcode="NOERROR"\} \d+/);
+      assert.match(metrics, /edgeplane_dns_queries_total\{transport="udp",qtype="AAAA",rcode="NXDOMAIN"\} \d+/);
+      assert.match(metrics, /edgeplane_dns_answer_duration_seconds_bucket\{le="0.001",transport="udp"\} \d+/);
+      const hits = Number(/edgeplane_dns_cache_lookups_total\{result="hit"\} (\d+)/.exec(metrics)?.[1]);
+      assert.ok(hits >= 1, 'the repeated query was answered from the cache');
+    });
+
     test('kdig from Debian reads the same answers', async (t) => {
       const tool = await run('sh', ['-c', 'command -v kdig']).catch(() => undefined);
       if (tool === undefined) {

@@ -2,12 +2,15 @@
 // on UDP and TCP at the same address.
 import type dgram from 'node:dgram';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Registry } from 'prom-client';
 import type { ListenAddress } from '../../config.ts';
 import type { ChangeFeed } from '../../events/change-feed.ts';
 import type { Store } from '../../store/database.ts';
 import { openGeo } from '../../geo/geoip.ts';
 import { followStore, type Follower } from './follow-store.ts';
-import { respond } from './respond.ts';
+import { dnsMetrics } from './metrics.ts';
+import { respond, type Responder } from './respond.ts';
+import { ResponseCache } from './response-cache.ts';
 import { ServedZones } from './served-zones.ts';
 import { listenTcp, type TcpListener } from './tcp.ts';
 import { listenUdp } from './udp.ts';
@@ -26,6 +29,7 @@ export interface DnsServerOptions {
   databaseUrl: string | undefined;
   /** A custom GeoIP database (.mmdb); undefined: the one shipped with the service. */
   geoipDb: string | undefined;
+  metrics: Registry;
 }
 
 export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
@@ -38,9 +42,20 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     : () => undefined;
   if (options.changes === undefined) follower = await followStore(options.store, options.databaseUrl, zones, options.logger);
   const onError = (e: unknown) => options.logger.error({ err: e }, 'DNS query failed');
-  const geo = await openGeo({ mmdbPath: options.geoipDb });
-  const handler = (message: Buffer, source: string) => respond(zones, message, { udp: true, source }, geo);
-  const tcpHandler = (message: Buffer, source: string) => respond(zones, message, { udp: false, source }, geo);
+  const metrics = dnsMetrics(options.metrics);
+  const responder: Responder = { zones, cache: new ResponseCache(), geo: await openGeo({ mmdbPath: options.geoipDb }), metrics };
+  const handler = (message: Buffer, source: string) => {
+    const started = process.hrtime.bigint();
+    const reply = respond(responder, message, { udp: true, source });
+    metrics.answered('udp', reply, started);
+    return reply;
+  };
+  const tcpHandler = (message: Buffer, source: string) => {
+    const started = process.hrtime.bigint();
+    const reply = respond(responder, message, { udp: false, source });
+    metrics.answered('tcp', reply, started);
+    return reply;
+  };
 
   const udp: dgram.Socket = await listenUdp(options.listen, handler, onError);
   // Port 0 asks for a free port: TCP takes the one UDP got, so both serve the same address.

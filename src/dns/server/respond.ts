@@ -4,7 +4,9 @@ import { lookup, type as rrType, type LookupOptions, type Sections } from './loo
 import type { GeoLookup } from '../../geo/geoip.ts';
 import { applyPickers } from '../pickers/chain.ts';
 import { requester, subnetAddress, type Requester } from '../pickers/requester.ts';
+import type { DnsMetrics } from './metrics.ts';
 import { parseQuery, QueryError, type Query } from './query.ts';
+import { cacheKey, type CachedAnswer, type ResponseCache } from './response-cache.ts';
 import { rcode, ResponseWriter } from './response.ts';
 import type { ServedZones } from './served-zones.ts';
 
@@ -12,6 +14,7 @@ import type { ServedZones } from './served-zones.ts';
 export const maxUdpPayload = 1232;
 const classicUdpPayload = 512;
 const classIn = 1;
+const classAny = 255;
 const ednsClientSubnet = 8;
 const transferTypes = new Set([251, 252]);
 
@@ -56,27 +59,52 @@ function writeSections(writer: ResponseWriter, sections: Sections, counts: [numb
   return true;
 }
 
-function encode(query: Query, sections: Sections, transport: Transport, code: number, scope: number): Buffer {
+interface Layout {
+  /** Largest message for this transport and client. */
+  limit: number;
+  /** Room kept for the OPT record (with the ECS echo, whose length does not depend on the scope). */
+  reserved: number;
+}
+
+function layout(query: Query, transport: Transport): Layout {
   const edns = query.edns;
   const limit = transport.udp ? (edns ? Math.max(classicUdpPayload, Math.min(edns.udpSize, maxUdpPayload)) : classicUdpPayload) : 65535;
-  const option = edns ? ecsOption(query, scope) : Buffer.alloc(0);
-  const reserved = edns ? 11 + option.length : 0;
-  let writer = new ResponseWriter(limit, reserved);
+  const subnet = edns?.clientSubnet;
+  return { limit, reserved: edns ? 11 + (subnet ? 8 + subnet.address.length : 0) : 0 };
+}
+
+/** Lays the sections out after the question; when they do not fit, the answer is the question alone with TC. */
+function compose(query: Query, sections: Sections, shape: Layout, code: number): CachedAnswer {
+  const writer = new ResponseWriter(shape.limit, shape.reserved);
   writer.question(query.questionBytes, query.name);
-  let counts: [number, number, number, number] = [1, 0, 0, 0];
+  const start = writer.length;
+  const counts: [number, number, number, number] = [1, 0, 0, 0];
   const complete = writeSections(writer, sections, counts);
-  if (!complete) {
-    // Truncated: the question alone (and OPT), TC set, so the client retries over TCP.
-    writer = new ResponseWriter(limit, reserved);
-    writer.question(query.questionBytes, query.name);
-    counts = [1, 0, 0, 0];
-  }
-  if (edns) {
-    writer.opt(maxUdpPayload, code >> 4, edns.dnssecOk, option);
+  const authoritative = sections.authoritative && code !== rcode.refused && code !== rcode.notImp && code !== rcode.formErr;
+  return {
+    authoritative,
+    truncated: !complete,
+    rcode: code,
+    counts: complete ? [counts[1], counts[2], counts[3]] : [0, 0, 0],
+    body: complete ? writer.copyFrom(start) : Buffer.alloc(0),
+  };
+}
+
+function emit(query: Query, answer: CachedAnswer, shape: Layout, scope: number): Buffer {
+  const writer = new ResponseWriter(shape.limit);
+  writer.question(query.questionBytes, query.name);
+  writer.raw(answer.body);
+  const counts: [number, number, number, number] = [1, ...answer.counts];
+  if (query.edns) {
+    writer.opt(maxUdpPayload, answer.rcode >> 4, query.edns.dnssecOk, ecsOption(query, scope));
     counts[3] += 1;
   }
-  const authoritative = sections.authoritative && code !== rcode.refused && code !== rcode.notImp && code !== rcode.formErr;
-  return writer.finish({ id: query.id, queryFlags: query.flags, authoritative, truncated: !complete, rcode: code, counts });
+  return writer.finish({ id: query.id, queryFlags: query.flags, authoritative: answer.authoritative, truncated: answer.truncated, rcode: answer.rcode, counts });
+}
+
+function encode(query: Query, sections: Sections, transport: Transport, code: number): Buffer {
+  const shape = layout(query, transport);
+  return emit(query, compose(query, sections, shape, code), shape, 0);
 }
 
 const empty = (authoritative: boolean): Sections => ({ rcode: 0, authoritative, answer: [], authority: [], additional: [], requiredAdditional: 0 });
@@ -93,7 +121,19 @@ function selector(query: Query, transport: Transport, geo: GeoLookup | undefined
   };
 }
 
-export function respond(zones: ServedZones, message: Buffer, transport: Transport, geo: GeoLookup | undefined): Buffer | undefined {
+export interface Responder {
+  zones: ServedZones;
+  cache: ResponseCache;
+  geo: GeoLookup | undefined;
+  metrics: DnsMetrics | undefined;
+}
+
+export function respond(server: Responder, message: Buffer, transport: Transport): Buffer | undefined {
+  const { zones, cache, geo, metrics } = server;
+  const remember = (key: string, answer: CachedAnswer): CachedAnswer => {
+    cache.set(key, answer);
+    return answer;
+  };
   // Responses (QR set) are never answered: that is how reflection loops start.
   if (message.length >= 3 && ((message[2] ?? 0) & 0x80) !== 0) return undefined;
   let query: Query;
@@ -103,11 +143,19 @@ export function respond(zones: ServedZones, message: Buffer, transport: Transpor
     if (!(e instanceof QueryError)) throw e;
     return headerOnly(message, rcode.formErr);
   }
-  if (query.opcode !== 0) return encode(query, empty(false), transport, rcode.notImp, 0);
-  if (query.edns !== undefined && query.edns.version > 0) return encode(query, empty(false), transport, rcode.badVers, 0);
-  if (query.edns?.badClientSubnet === true) return encode(query, empty(false), transport, rcode.formErr, 0);
-  if (query.qclass !== classIn || transferTypes.has(query.qtype)) return encode(query, empty(false), transport, rcode.refused, 0);
-  if (query.qtype === 41) return encode(query, empty(false), transport, rcode.formErr, 0);
+  if (query.opcode !== 0) return encode(query, empty(false), transport, rcode.notImp);
+  if (query.edns !== undefined && query.edns.version > 0) return encode(query, empty(false), transport, rcode.badVers);
+  if (query.edns?.badClientSubnet === true) return encode(query, empty(false), transport, rcode.formErr);
+  // Class ANY asks the same data as IN for an authoritative server.
+  if ((query.qclass !== classIn && query.qclass !== classAny) || transferTypes.has(query.qtype)) return encode(query, empty(false), transport, rcode.refused);
+  if (query.qtype === 41) return encode(query, empty(false), transport, rcode.formErr);
+
+  const shape = layout(query, transport);
+  const key = cacheKey(query.name, query.qtype, shape.limit, shape.reserved, query.edns?.dnssecOk === true);
+  cache.sync(zones.version);
+  const cached = cache.get(key);
+  metrics?.cache(cached !== undefined);
+  if (cached !== undefined) return emit(query, cached, shape, 0);
 
   // A DS lives in the parent: at a hosted zone's apex, ask the hosted parent if there is one.
   let zone = zones.find(query.name);
@@ -115,11 +163,13 @@ export function respond(zones: ServedZones, message: Buffer, transport: Transpor
     const parent = query.name.slice(query.name.indexOf('.') + 1);
     zone = (query.name.includes('.') ? zones.find(parent) : undefined) ?? zone;
   }
-  if (zone === undefined) return encode(query, empty(false), transport, rcode.refused, 0);
+  if (zone === undefined) return emit(query, remember(key, compose(query, empty(false), shape, rcode.refused)), shape, 0);
 
   const used = { pickers: false };
   const sections = lookup(zones, zone, query.name, query.qtype, { udp: transport.udp, select: selector(query, transport, geo, used) });
-  // The ECS scope says how much of the client's subnet the answer depended on (RFC 7871 §7.2.1).
-  const scope = used.pickers ? (query.edns?.clientSubnet?.sourcePrefix ?? 0) : 0;
-  return encode(query, sections, transport, sections.rcode, scope);
+  const answer = compose(query, sections, shape, sections.rcode);
+  // Tailored answers are not cached; their ECS scope says how much of the client's subnet the
+  // answer depended on (RFC 7871 §7.2.1).
+  if (used.pickers) return emit(query, answer, shape, query.edns?.clientSubnet?.sourcePrefix ?? 0);
+  return emit(query, remember(key, answer), shape, 0);
 }

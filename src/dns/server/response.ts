@@ -93,6 +93,17 @@ export class ResponseWriter {
     return true;
   }
 
+  /** Appends bytes already in wire form (a cached answer's sections). */
+  raw(bytes: Buffer): void {
+    bytes.copy(this.#buffer, this.#length);
+    this.#length += bytes.length;
+  }
+
+  /** A copy of what was written from `start` on. */
+  copyFrom(start: number): Buffer {
+    return Buffer.from(this.#buffer.subarray(start, this.#length));
+  }
+
   /** The OPT pseudo-record (RFC 6891 §6.1.2). */
   opt(udpSize: number, extendedRcode: number, dnssecOk: boolean, options: Buffer): boolean {
     if (this.#length + 11 + options.length > this.#buffer.length) return false;

@@ -10,6 +10,8 @@ export class ServedZones {
   readonly #zones = new Map<string, ZoneView>();
   readonly #db: Db;
   readonly #pending = new Map<string, Promise<void>>();
+  /** Bumped after every applied change: cached answers from before are stale. */
+  version = 0;
 
   constructor(db: Db) {
     this.#db = db;
@@ -53,6 +55,14 @@ export class ServedZones {
   }
 
   async #apply(change: ZoneChange): Promise<void> {
+    try {
+      await this.#load(change);
+    } finally {
+      this.version++;
+    }
+  }
+
+  async #load(change: ZoneChange): Promise<void> {
     const zone: ZoneRow | undefined = change.deleted
       ? undefined
       : await this.#db.selectFrom('zones').selectAll().where('id', '=', change.zoneId).executeTakeFirst();
