@@ -2,8 +2,7 @@
 // first administrator and webhook delivery; stops it
 // gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
-import { createRegistry } from './metrics.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
 import { bootstrapFirstAccount } from './accounts/accounts.ts';
 import { accessTokens } from './accounts/jwt.ts';
 import { loadOrCreateKey } from './crypto/key-file.ts';
@@ -14,7 +13,7 @@ import { sealer } from './crypto/sealed.ts';
 import type { DnsContext } from './dns/context.ts';
 import { ChangeFeed } from './events/change-feed.ts';
 import { startWebhookDelivery } from './events/webhook-delivery.ts';
-import { startDnsServer } from './dns/server/dns-server.ts';
+import { startDnsRole } from './dns/server/workers.ts';
 import { buildHttpServer } from './http/server.ts';
 import { openStore, type Store } from './store/database.ts';
 import { migrateToLatest } from './store/migrate.ts';
@@ -28,7 +27,7 @@ export interface Service {
 /** Each started part's stop, run in reverse order of starting. */
 type Stop = () => Promise<void>;
 
-async function startApi(config: Config, store: Store, logger: Logger, shared: { changes: ChangeFeed; metrics: Registry }, stops: Stop[]): Promise<string> {
+async function startApi(config: Config, store: Store, logger: Logger, shared: { changes: ChangeFeed; metrics: Metrics }, stops: Stop[]): Promise<string> {
   const { changes, metrics } = shared;
   await bootstrap(config, store);
   const key = loadOrCreateKey(config.dataDir, 'jwt-signing.key', config.jwtSecret);
@@ -71,19 +70,23 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const applied = await migrateToLatest(store);
     if (applied.length > 0) logger.info({ migrations: applied }, 'store migrated');
     const changes = new ChangeFeed();
-    const metrics = createRegistry();
+    const metrics = createMetrics();
     const api = config.roles.includes('api');
     // DNS first: its zones are loaded before the API can change them.
     if (config.roles.includes('dns')) {
-      const dns = await startDnsServer({
+      const dns = await startDnsRole({
         store,
         listen: config.dnsListen,
         logger,
         changes: api ? changes : undefined,
         databaseUrl: config.databaseUrl,
         geoipDb: config.geoipDb,
-        metrics,
+        metrics: metrics.registry,
+        workers: config.dnsWorkers,
+        dataDir: config.dataDir,
+        logLevel: config.logLevel,
       });
+      metrics.addSource(() => dns.workerMetrics());
       stops.push(() => dns.stop());
     }
     const url = api ? await startApi(config, store, logger, { changes, metrics }, stops) : undefined;

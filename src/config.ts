@@ -2,6 +2,7 @@
 // Every setting has an environment name (EDGEPLANE_API_LISTEN) and a flag (--api-listen);
 // a bad value stops the process at start with a message naming the setting.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { canonicalName } from './dns/names.ts';
 
@@ -20,6 +21,8 @@ export interface Config {
   roles: Role[];
   apiListen: ListenAddress;
   dnsListen: ListenAddress;
+  /** DNS worker threads sharing the DNS port. */
+  dnsWorkers: number;
   dataDir: string;
   /** A postgres:// URL; undefined means the embedded SQLite file in the data dir. */
   databaseUrl: string | undefined;
@@ -69,6 +72,11 @@ export const settings = {
     flag: 'dns-listen',
     description: 'DNS address (UDP and TCP), host:port; use port 53 with CAP_NET_BIND_SERVICE',
     default: '0.0.0.0:5353',
+  },
+  dnsWorkers: {
+    env: 'EDGEPLANE_DNS_WORKERS',
+    flag: 'dns-workers',
+    description: 'DNS worker threads sharing the DNS port (SO_REUSEPORT); unset: one per core',
   },
   dataDir: {
     env: 'EDGEPLANE_DATA_DIR',
@@ -181,6 +189,7 @@ export function loadConfig(
     roles: check('roles', parseRoles, ['api', 'dns']),
     apiListen: check('apiListen', parseListen, { host: '0.0.0.0', port: 8080 }),
     dnsListen: check('dnsListen', parseListen, { host: '0.0.0.0', port: 5353 }),
+    dnsWorkers: check('dnsWorkers', parseWorkers, os.availableParallelism()),
     dataDir: path.resolve(raw('dataDir') ?? './data'),
     databaseUrl: check('databaseUrl', parseDatabaseUrl, undefined),
     adminEmail: check('adminEmail', parseEmail, 'admin@edgeplane.local'),
@@ -249,6 +258,12 @@ function parseReadableFile(value: string): string {
     throw new Error(`cannot read ${file}`);
   }
   return file;
+}
+
+function parseWorkers(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error(`expected an integer 1-64, got "${value}"`);
+  return n;
 }
 
 function parseRoles(value: string): Role[] {

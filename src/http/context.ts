@@ -1,6 +1,6 @@
 // What the HTTP layer needs from the rest of the service, built once at start.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Registry } from 'prom-client';
+import type { Metrics } from '../metrics.ts';
 import type { AccessTokens } from '../accounts/jwt.ts';
 import type { LoginLimiter } from '../accounts/login-limiter.ts';
 import type { Config } from '../config.ts';
@@ -14,5 +14,5 @@ export interface AppContext {
   accessTokens: AccessTokens;
   loginLimiter: LoginLimiter;
   dns: DnsContext;
-  metrics: Registry;
+  metrics: Metrics;
 }

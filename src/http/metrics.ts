@@ -1,8 +1,10 @@
 // Prometheus metrics at /metrics: requests by route and status, and a latency histogram.
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram } from 'prom-client';
+import type { Metrics } from '../metrics.ts';
 
-export function registerMetrics(app: FastifyInstance, registry: Registry): void {
+export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
+  const { registry } = metrics;
   const labelNames = ['method', 'route', 'status_code'] as const;
   const requests = new Counter({
     name: 'edgeplane_http_requests_total',
@@ -30,6 +32,6 @@ export function registerMetrics(app: FastifyInstance, registry: Registry): void 
   });
 
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    return reply.type(registry.contentType).send(await registry.metrics());
+    return reply.type(metrics.contentType).send(await metrics.text());
   });
 }

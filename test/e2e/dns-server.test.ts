@@ -323,3 +323,27 @@ for (const engine of engines()) {
     });
   });
 }
+
+describe('DNS workers sharing the port', () => {
+  test('every worker serves a change as soon as the API answers; metrics sum all workers', async () => {
+    const service = await startService({ engine: 'sqlite', env: { EDGEPLANE_DNS_WORKERS: '2' } });
+    try {
+      assert.match(service.output(), /with 2 worker\(s\)/);
+      const auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
+      const api = (method: string, path: string, body?: unknown) => call(service.url, method, path, { auth, body });
+      await api('POST', '/dns/v2/zones', { name: 'workers.test' });
+      let sent = 0;
+      for (let round = 1; round <= 5; round++) {
+        await api('PUT', '/dns/v2/zones/workers.test/www/A', { resource_records: [{ content: [`192.0.2.${round}`] }] });
+        // Each query from a new socket (new source port): the kernel spreads them over both workers.
+        const answers = await Promise.all(Array.from({ length: 12 }, () => ask(service.dnsPort, 'www.workers.test', 'A')));
+        sent += answers.length;
+        assert.deepEqual(new Set(answers.map((a) => data(a.packet.answers)[0])), new Set([`www.workers.test A "192.0.2.${round}"`]));
+      }
+      const metrics = (await call(service.url, 'GET', '/metrics')).text;
+      assert.equal(Number(/edgeplane_dns_queries_total\{transport="udp",qtype="A",rcode="NOERROR"\} (\d+)/.exec(metrics)?.[1]), sent);
+    } finally {
+      await service.dispose();
+    }
+  });
+});

@@ -40,6 +40,8 @@ export async function startService(options: StartOptions): Promise<Service> {
     PATH: process.env['PATH'],
     EDGEPLANE_API_LISTEN: '127.0.0.1:0',
     EDGEPLANE_DNS_LISTEN: '127.0.0.1:0',
+    // One DNS thread per test service keeps the suite light; the workers have a test of their own.
+    EDGEPLANE_DNS_WORKERS: '1',
     EDGEPLANE_DATA_DIR: dataDir,
     EDGEPLANE_ADMIN_EMAIL: adminEmail,
     EDGEPLANE_ADMIN_PASSWORD: adminPassword,

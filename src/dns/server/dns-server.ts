@@ -17,6 +17,8 @@ import { listenUdp } from './udp.ts';
 
 export interface DnsServer {
   address: ListenAddress;
+  zones: number;
+  loadMs: number;
   stop(): Promise<void>;
 }
 
@@ -30,6 +32,8 @@ export interface DnsServerOptions {
   /** A custom GeoIP database (.mmdb); undefined: the one shipped with the service. */
   geoipDb: string | undefined;
   metrics: Registry;
+  /** Other workers bind the same address (SO_REUSEPORT). */
+  shared: boolean;
 }
 
 export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
@@ -57,21 +61,23 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     return reply;
   };
 
-  const udp: dgram.Socket = await listenUdp(options.listen, handler, onError);
+  const udp: dgram.Socket = await listenUdp(options.listen, handler, onError, options.shared);
   // Port 0 asks for a free port: TCP takes the one UDP got, so both serve the same address.
   const port = udp.address().port;
   let tcp: TcpListener;
   try {
-    tcp = await listenTcp({ host: options.listen.host, port }, tcpHandler, onError);
+    tcp = await listenTcp({ host: options.listen.host, port }, tcpHandler, onError, options.shared);
   } catch (e) {
     udp.close();
     unsubscribe();
     await follower?.stop();
     throw e;
   }
-  options.logger.info({ dns: `${options.listen.host}:${port}`, zones: zones.size, load_ms: Date.now() - started }, `DNS listening on udp+tcp ${options.listen.host}:${port}`);
+  options.logger.debug({ port, zones: zones.size, load_ms: Date.now() - started }, 'DNS worker serving');
   return {
     address: { host: options.listen.host, port },
+    zones: zones.size,
+    loadMs: Date.now() - started,
     stop: async () => {
       unsubscribe();
       await follower?.stop();

@@ -12,7 +12,7 @@ export interface TcpListener {
   close(): Promise<void>;
 }
 
-export function listenTcp(address: ListenAddress, handler: Handler, onError: (e: unknown) => void): Promise<TcpListener> {
+export function listenTcp(address: ListenAddress, handler: Handler, onError: (e: unknown) => void, shared: boolean): Promise<TcpListener> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     sockets.add(socket);
@@ -45,7 +45,7 @@ export function listenTcp(address: ListenAddress, handler: Handler, onError: (e:
   server.on('error', onError);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ host: address.host, port: address.port }, () => {
+    server.listen({ host: address.host, port: address.port, reusePort: shared }, () => {
       server.off('error', reject);
       resolve({
         close: () =>

@@ -15,8 +15,9 @@ export function serverFailure(message: Buffer): Buffer | undefined {
   return reply;
 }
 
-export function listenUdp(address: ListenAddress, handler: Handler, onError: (e: unknown) => void): Promise<dgram.Socket> {
-  const socket = dgram.createSocket({ type: isIPv6(address.host) ? 'udp6' : 'udp4' });
+/** `shared`: several workers bind the same port (SO_REUSEPORT) and the kernel spreads datagrams. */
+export function listenUdp(address: ListenAddress, handler: Handler, onError: (e: unknown) => void, shared: boolean): Promise<dgram.Socket> {
+  const socket = dgram.createSocket({ type: isIPv6(address.host) ? 'udp6' : 'udp4', reusePort: shared });
   socket.on('message', (message, remote) => {
     let reply: Buffer | undefined;
     try {

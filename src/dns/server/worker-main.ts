@@ -1,0 +1,67 @@
+// The entry of one extra DNS worker thread: its own store connection, zone view and sockets on the
+// shared port. The main thread forwards each change and waits for the worker to acknowledge it.
+import { parentPort, workerData } from 'node:worker_threads';
+import { Registry } from 'prom-client';
+import type { LogLevel } from '../../config.ts';
+import { ChangeFeed, type ZoneChange } from '../../events/change-feed.ts';
+import { createLogger } from '../../logger.ts';
+import { openStore } from '../../store/database.ts';
+import { startDnsServer } from './dns-server.ts';
+
+export interface WorkerData {
+  dataDir: string;
+  databaseUrl: string | undefined;
+  host: string;
+  port: number;
+  geoipDb: string | undefined;
+  logLevel: LogLevel;
+  /** No API in this process: follow the store instead of the main thread's changes. */
+  follow: boolean;
+}
+
+export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'metrics' } | { kind: 'stop' };
+export type ToWorker = WorkerRequest & { id: number };
+export interface FromWorker {
+  kind: 'ready' | 'done' | 'failed';
+  id: number;
+  metrics?: unknown;
+  error?: string;
+}
+
+const data = workerData as WorkerData;
+const port = parentPort;
+if (port === null) throw new Error('worker-main runs only as a worker thread');
+const logger = createLogger(data.logLevel);
+const store = openStore({ dataDir: data.dataDir, databaseUrl: data.databaseUrl });
+const changes = data.follow ? undefined : new ChangeFeed();
+// Process-wide metrics (memory, CPU) are the main thread's; a worker counts only its queries.
+const registry = new Registry();
+
+try {
+  const server = await startDnsServer({
+    store,
+    listen: { host: data.host, port: data.port },
+    logger,
+    changes,
+    databaseUrl: data.databaseUrl,
+    geoipDb: data.geoipDb,
+    metrics: registry,
+    shared: true,
+  });
+  port.on('message', (message: ToWorker) => {
+    const work =
+      message.kind === 'change'
+        ? (changes?.publish(message.change) ?? Promise.resolve()).then(() => ({}))
+        : message.kind === 'metrics'
+          ? registry.getMetricsAsJSON().then((metrics) => ({ metrics }))
+          : server.stop().then(() => store.close()).then(() => ({}));
+    work.then(
+      (extra) => port.postMessage({ kind: 'done', id: message.id, ...extra } satisfies FromWorker),
+      (e: unknown) => port.postMessage({ kind: 'failed', id: message.id, error: String(e) } satisfies FromWorker),
+    );
+  });
+  port.postMessage({ kind: 'ready', id: 0 } satisfies FromWorker);
+} catch (e) {
+  port.postMessage({ kind: 'failed', id: 0, error: e instanceof Error ? e.message : String(e) } satisfies FromWorker);
+  await store.close();
+}

@@ -1,0 +1,105 @@
+// The DNS role: this thread serves, and `count - 1` worker threads serve beside it on the same port
+// (SO_REUSEPORT: the kernel spreads queries across them). Every change is applied by all of them
+// before it is acknowledged, so the API still answers only once every worker serves the change.
+import { Worker } from 'node:worker_threads';
+import type { MetricObjectWithValues, MetricValue } from 'prom-client';
+import type { LogLevel } from '../../config.ts';
+import { startDnsServer, type DnsServerOptions } from './dns-server.ts';
+import type { FromWorker, ToWorker, WorkerData, WorkerRequest } from './worker-main.ts';
+
+export interface DnsRoleOptions extends Omit<DnsServerOptions, 'shared'> {
+  workers: number;
+  dataDir: string;
+  logLevel: LogLevel;
+}
+
+export interface DnsRole {
+  port: number;
+  stop(): Promise<void>;
+  /** The workers' DNS metrics, to add to this thread's. */
+  workerMetrics(): Promise<MetricObjectWithValues<MetricValue<string>>[][]>;
+}
+
+interface Thread {
+  request(message: WorkerRequest): Promise<FromWorker>;
+  stopped: boolean;
+}
+
+function spawn(data: WorkerData, onFailure: (e: unknown) => void): Promise<Thread> {
+  const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: data });
+  const waiting = new Map<number, (reply: FromWorker) => void>();
+  let next = 1;
+  const thread: Thread = {
+    stopped: false,
+    request: (message) => {
+      if (thread.stopped) return Promise.resolve({ kind: 'failed', id: 0, error: 'worker stopped' });
+      const id = next++;
+      return new Promise((resolve) => {
+        waiting.set(id, resolve);
+        worker.postMessage({ ...message, id } satisfies ToWorker);
+      });
+    },
+  };
+  return new Promise((resolve, reject) => {
+    worker.on('message', (reply: FromWorker) => {
+      if (reply.id === 0) {
+        if (reply.kind === 'ready') resolve(thread);
+        else reject(new Error(`DNS worker failed to start: ${reply.error ?? ''}`));
+        return;
+      }
+      waiting.get(reply.id)?.(reply);
+      waiting.delete(reply.id);
+    });
+    worker.on('error', onFailure);
+    worker.on('exit', (code) => {
+      thread.stopped = true;
+      // Nobody waits forever on a worker that is gone: the API must still answer.
+      for (const resolveWaiting of waiting.values()) resolveWaiting({ kind: 'failed', id: 0, error: `worker exited (${String(code)})` });
+      waiting.clear();
+      reject(new Error(`DNS worker exited (${String(code)}) before it was ready`));
+    });
+  });
+}
+
+export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
+  const shared = options.workers > 1;
+  const local = await startDnsServer({ ...options, shared });
+  const port = local.address.port;
+  const data: WorkerData = {
+    dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    host: options.listen.host,
+    port,
+    geoipDb: options.geoipDb,
+    logLevel: options.logLevel,
+    follow: options.changes === undefined,
+  };
+  const onFailure = (e: unknown) => options.logger.error({ err: e }, 'DNS worker failed');
+  let threads: Thread[];
+  try {
+    threads = await Promise.all(Array.from({ length: options.workers - 1 }, () => spawn(data, onFailure)));
+  } catch (e) {
+    await local.stop();
+    throw e;
+  }
+  const unsubscribe = options.changes?.subscribe(async (change) => {
+    const replies = await Promise.all(threads.map((t) => t.request({ kind: 'change', change })));
+    for (const reply of replies) if (reply.kind === 'failed') options.logger.error({ error: reply.error }, 'a DNS worker did not apply a change');
+  });
+  options.logger.info(
+    { dns: `${options.listen.host}:${String(port)}`, workers: options.workers, zones: local.zones, load_ms: local.loadMs },
+    `DNS listening on udp+tcp ${options.listen.host}:${String(port)} with ${String(options.workers)} worker(s)`,
+  );
+  return {
+    port,
+    stop: async () => {
+      unsubscribe?.();
+      await Promise.all(threads.map((t) => t.request({ kind: 'stop' })));
+      await local.stop();
+    },
+    workerMetrics: async () => {
+      const replies = await Promise.all(threads.map((t) => t.request({ kind: 'metrics' })));
+      return replies.filter((r) => r.kind === 'done').map((r) => r.metrics as MetricObjectWithValues<MetricValue<string>>[]);
+    },
+  };
+}
