@@ -31,6 +31,22 @@ function targetOf(type: string, content: ContentValue[]): string | undefined {
   return typeof value === 'string' && value !== '.' ? value.toLowerCase().replace(/\.$/, '') : undefined;
 }
 
+/** A domain name field as the response writer compresses it: lower case, no trailing dot, '' for the root. */
+function nameField(value: ContentValue | undefined): string {
+  return typeof value === 'string' ? value.toLowerCase().replace(/\.$/, '') : '';
+}
+
+/** RFC 3597 §4: only the RFC 1035 types may have their RDATA names compressed. */
+function compressibleParts(type: string, content: ContentValue[]): (Buffer | string)[] | undefined {
+  if (type === 'NS' || type === 'CNAME' || type === 'PTR') return [nameField(content[0])];
+  if (type === 'MX') {
+    const preference = Buffer.alloc(2);
+    preference.writeUInt16BE(Number(content[0]));
+    return [preference, nameField(content[1])];
+  }
+  return undefined;
+}
+
 /** The RRsets of one owner name as served: enabled records only, RDATA pre-encoded. */
 function nodeOf(rrsets: RrsetWithRecords[]): ZoneNode {
   const node: ZoneNode = new Map();
@@ -40,7 +56,12 @@ function nodeOf(rrsets: RrsetWithRecords[]): ZoneNode {
       .filter((r) => r.enabled === 1)
       .map((r) => {
         const content = parseJson<ContentValue[]>(r.content);
-        return { rdata: type?.toWire(content) ?? Buffer.alloc(0), match: compileMeta(parseJson<Record<string, unknown>>(r.meta)), target: targetOf(rrset.type, content) };
+        return {
+          rdata: type?.toWire(content) ?? Buffer.alloc(0),
+          parts: compressibleParts(rrset.type, content),
+          match: compileMeta(parseJson<Record<string, unknown>>(r.meta)),
+          target: targetOf(rrset.type, content),
+        };
       });
     if (type === undefined || records.length === 0) continue;
     node.set(type.code, { type: type.code, ttl: rrset.ttl, records, pickers: rrset.pickers === null ? null : parseJson<Picker[]>(rrset.pickers) });

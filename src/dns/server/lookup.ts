@@ -26,7 +26,7 @@ export interface LookupOptions {
 const maxChain = 16;
 
 function records(owner: string, rrset: ServedRrset, options: LookupOptions): WireRecord[] {
-  return options.select(rrset).map((r) => ({ name: owner, type: rrset.type, ttl: rrset.ttl, rdata: r.rdata }));
+  return options.select(rrset).map((r) => ({ name: owner, type: rrset.type, ttl: rrset.ttl, rdata: r.rdata, parts: r.parts }));
 }
 
 function soaRecord(zone: ZoneView): WireRecord {

@@ -14,6 +14,11 @@ export interface WireRecord {
   type: number;
   ttl: number;
   rdata: Buffer;
+  /**
+   * The same RDATA as octets and domain names, for the types whose RDATA names may be compressed
+   * (RFC 3597 §4: NS, CNAME, PTR, MX): names are then written against what precedes them.
+   */
+  parts?: readonly (Buffer | string)[] | undefined;
 }
 
 export class ResponseWriter {
@@ -78,18 +83,29 @@ export class ResponseWriter {
   record(record: WireRecord): boolean {
     const start = this.#length;
     const added: string[] = [];
-    if (!this.#name(record.name, added) || this.#length + 10 + record.rdata.length > this.#buffer.length - this.#reserved) {
+    const undo = () => {
       this.#length = start;
       for (const name of added) this.#names.delete(name);
       return false;
-    }
+    };
+    const room = () => this.#buffer.length - this.#reserved;
+    if (!this.#name(record.name, added) || this.#length + 10 > room()) return undo();
     const b = this.#buffer;
-    b.writeUInt16BE(record.type, this.#length);
-    b.writeUInt16BE(1, this.#length + 2);
-    b.writeUInt32BE(record.ttl, this.#length + 4);
-    b.writeUInt16BE(record.rdata.length, this.#length + 8);
-    record.rdata.copy(b, this.#length + 10);
-    this.#length += 10 + record.rdata.length;
+    const header = this.#length;
+    b.writeUInt16BE(record.type, header);
+    b.writeUInt16BE(1, header + 2);
+    b.writeUInt32BE(record.ttl, header + 4);
+    this.#length += 10;
+    for (const part of record.parts ?? [record.rdata]) {
+      if (typeof part === 'string') {
+        if (!this.#name(part, added)) return undo();
+        continue;
+      }
+      if (this.#length + part.length > room()) return undo();
+      part.copy(b, this.#length);
+      this.#length += part.length;
+    }
+    b.writeUInt16BE(this.#length - header - 10, header + 8);
     return true;
   }
 

@@ -5,6 +5,8 @@ import type { Picker } from '../pickers/validate.ts';
 
 export interface ServedRecord {
   rdata: Buffer;
+  /** RDATA as octets and compressible names (NS, CNAME, PTR, MX); see WireRecord. */
+  parts?: readonly (Buffer | string)[] | undefined;
   /** The record's meta as the pickers test it. */
   match: RecordMatch;
   /** The name a CNAME, NS, MX or SRV points at (lower case, no trailing dot), for chasing and glue. */
