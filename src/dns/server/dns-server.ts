@@ -48,18 +48,14 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   const onError = (e: unknown) => options.logger.error({ err: e }, 'DNS query failed');
   const metrics = dnsMetrics(options.metrics);
   const responder: Responder = { zones, cache: new ResponseCache(), geo: await openGeo({ mmdbPath: options.geoipDb }), metrics };
-  const handler = (message: Buffer, source: string) => {
+  const serve = (transport: 'udp' | 'tcp') => (message: Buffer, source: string) => {
     const started = process.hrtime.bigint();
-    const reply = respond(responder, message, { udp: true, source });
-    metrics.answered('udp', reply, started);
+    const reply = respond(responder, message, { udp: transport === 'udp', source });
+    metrics.answered(transport, reply, started);
     return reply;
   };
-  const tcpHandler = (message: Buffer, source: string) => {
-    const started = process.hrtime.bigint();
-    const reply = respond(responder, message, { udp: false, source });
-    metrics.answered('tcp', reply, started);
-    return reply;
-  };
+  const handler = serve('udp');
+  const tcpHandler = serve('tcp');
 
   const udp: dgram.Socket = await listenUdp(options.listen, handler, onError, options.shared);
   // Port 0 asks for a free port: TCP takes the one UDP got, so both serve the same address.
