@@ -36,7 +36,7 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
     bodyLimit,
     return503OnClosing: true,
     // RRset names of up to 253 octets arrive percent-encoded in paths; the default (100) is too short.
-    maxParamLength: 1024,
+    routerOptions: { maxParamLength: 1024 },
     frameworkErrors,
     // Clients send `name=a,b` or repeat keys, with stray `&`; the default parser copes.
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
