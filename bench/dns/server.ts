@@ -1,0 +1,119 @@
+// What the scenarios need from each DNS server under test, and what starting one takes: a free port,
+// CPU pinning, memory from /proc, the prerequisites and how to install them.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import dgram from 'node:dgram';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { ProcessLog } from '../api/server.ts';
+
+export interface DnsServer {
+  name: string;
+  pid: number;
+  port: number;
+  /** Version and the configuration that matters for the figures, printed with them. */
+  description: string;
+  /** Milliseconds from spawning the process to the zone's SOA answered. */
+  readyMs: number;
+  log: ProcessLog;
+  hasExited(): boolean;
+  /** Stops the process and removes its own files (not the data it was given). */
+  stop(): Promise<void>;
+}
+
+/** Where a program is, on PATH or in the sbin directories root's PATH has and others' may not. */
+export function findProgram(name: string): string | undefined {
+  const dirs = [...(process.env['PATH'] ?? '').split(':'), '/usr/sbin', '/usr/local/sbin', '/sbin'];
+  return dirs.filter((d) => d !== '').map((dir) => path.join(dir, name)).find((file) => fs.existsSync(file));
+}
+
+export function findBindBackend(): string | undefined {
+  const libs = ['/usr/lib', '/usr/lib64', '/usr/local/lib'];
+  const candidates = libs.flatMap((lib) => {
+    let entries: string[];
+    try {
+      entries = fs.readdirSync(lib);
+    } catch {
+      return [];
+    }
+    return [path.join(lib, 'pdns'), ...entries.map((e) => path.join(lib, e, 'pdns'))];
+  });
+  return candidates.map((dir) => path.join(dir, 'libbindbackend.so')).find((file) => fs.existsSync(file));
+}
+
+/** What is missing to run the benchmark, with how to install it; undefined when nothing is. */
+export function missingPrerequisites(): string | undefined {
+  const missing = [
+    findProgram('dnsperf') ? undefined : 'dnsperf (package dnsperf)',
+    findProgram('knotd') ? undefined : 'knotd (package knot)',
+    findProgram('pdns_server') ? undefined : 'pdns_server (package pdns-server)',
+    findBindBackend() ? undefined : 'the PowerDNS bind backend (package pdns-backend-bind)',
+    findProgram('taskset') ? undefined : 'taskset (package util-linux)',
+  ].filter((m) => m !== undefined);
+  if (missing.length === 0) return undefined;
+  return [
+    `The DNS benchmark needs the reference servers and dnsperf; missing: ${missing.join(', ')}.`,
+    'Install them with (as root, on Debian or Ubuntu):',
+    '',
+    "  printf '#!/bin/sh\\nexit 101\\n' > /usr/sbin/policy-rc.d   # keep Debian from starting the system services",
+    '  apt-get install -y dnsperf knot pdns-server pdns-backend-bind util-linux',
+  ].join('\n');
+}
+
+/** A port free on 127.0.0.1 for UDP and TCP (every server here serves both on one port). */
+export async function freeDnsPort(): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const socket = dgram.createSocket('udp4');
+      socket.once('error', reject);
+      socket.bind(0, '127.0.0.1', () => {
+        const { port: bound } = socket.address();
+        socket.close(() => resolve(bound));
+      });
+    });
+    const tcpFree = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (tcpFree) return port;
+  }
+  throw new Error('no free port found for UDP and TCP');
+}
+
+/**
+ * Spawns `program args` restricted to `cpus` (taskset's list syntax, "0" or "0,1"; undefined: any CPU).
+ * taskset execs the program, so the child's pid is the server's, and its threads inherit the mask.
+ */
+export function spawnPinned(program: string, args: string[], cpus: string | undefined, env?: NodeJS.ProcessEnv): ChildProcess {
+  const [file, argv] = cpus === undefined ? [program, args] : [findProgram('taskset') ?? 'taskset', ['-c', cpus, program, ...args]];
+  return spawn(file, argv, { env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export interface Memory {
+  /** Resident set now, KiB. */
+  rssKiB: number;
+  /** Peak resident set, KiB. */
+  peakKiB: number;
+}
+
+export function memory(pid: number): Memory {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssKiB: field('VmRSS'), peakKiB: field('VmHWM') };
+}
+
+/** First line of a program's version output, or '?' (some print it on stderr). */
+export function versionOf(program: string, args: string[], pattern: RegExp): string {
+  try {
+    const out = execFileSync(program, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return pattern.exec(out)?.[1] ?? '?';
+  } catch (e) {
+    const err = e as { stdout?: string; stderr?: string };
+    return pattern.exec(`${err.stdout ?? ''}${err.stderr ?? ''}`)?.[1] ?? '?';
+  }
+}
+
+export function hasExited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
