@@ -49,7 +49,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   const metrics = dnsMetrics(options.metrics);
   const responder: Responder = { zones, cache: new ResponseCache(), geo: await openGeo({ mmdbPath: options.geoipDb }), metrics };
   const serve = (transport: 'udp' | 'tcp') => (message: Buffer, source: string) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const reply = respond(responder, message, { udp: transport === 'udp', source });
     metrics.answered(transport, reply, started);
     return reply;

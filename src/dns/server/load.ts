@@ -3,7 +3,7 @@
 import type { Db } from '../../store/database.ts';
 import { rrsetsAtName, withRecords, zoneRrsets, type RrsetWithRecords } from '../../store/rrsets.ts';
 import type { ZoneRow } from '../../store/zones.ts';
-import { compileMeta } from '../pickers/record-match.ts';
+import { compileMeta, emptyMatch } from '../pickers/record-match.ts';
 import type { Picker } from '../pickers/validate.ts';
 import { recordType } from '../rrtypes/index.ts';
 import type { ContentValue } from '../rrtypes/record-type.ts';
@@ -29,6 +29,16 @@ function targetOf(type: string, content: ContentValue[]): string | undefined {
   const field = targetField[type];
   const value = field === undefined ? undefined : content[field];
   return typeof value === 'string' && value !== '.' ? value.toLowerCase().replace(/\.$/, '') : undefined;
+}
+
+/**
+ * A copy of small RDATA in Node's shared buffer pool: a zone's millions of records then share a few
+ * large allocations instead of each owning one.
+ */
+function pooled(bytes: Buffer): Buffer {
+  const copy = Buffer.allocUnsafe(bytes.length);
+  bytes.copy(copy);
+  return copy;
 }
 
 /** A domain name field as the response writer compresses it: lower case, no trailing dot, '' for the root. */
@@ -57,9 +67,10 @@ function nodeOf(rrsets: RrsetWithRecords[]): ZoneNode {
       .map((r) => {
         const content = parseJson<ContentValue[]>(r.content);
         return {
-          rdata: type?.toWire(content) ?? Buffer.alloc(0),
+          rdata: pooled(type?.toWire(content) ?? Buffer.alloc(0)),
           parts: compressibleParts(rrset.type, content),
-          match: compileMeta(parseJson<Record<string, unknown>>(r.meta)),
+          // Only picker chains read meta; a static RRset's records share one empty match.
+          match: rrset.pickers === null ? emptyMatch : compileMeta(parseJson<Record<string, unknown>>(r.meta)),
           target: targetOf(rrset.type, content),
         };
       });

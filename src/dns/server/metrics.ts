@@ -9,7 +9,8 @@ const typeNames = new Map([
 const rcodeNames = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];
 
 export interface DnsMetrics {
-  answered(transport: 'udp' | 'tcp', reply: Buffer | undefined, started: bigint): void;
+  /** `started`: performance.now() when the query arrived. */
+  answered(transport: 'udp' | 'tcp', reply: Buffer | undefined, started: number): void;
   cache(hit: boolean): void;
 }
 
@@ -40,16 +41,30 @@ export function dnsMetrics(registry: Registry): DnsMetrics {
     labelNames: ['result'] as const,
     registers: [registry],
   });
+  // Label lookups cost more than the increments: children are bound once per label set and reused.
+  const timers = { udp: latency.labels('udp'), tcp: latency.labels('tcp') };
+  const counters = new Map<string, Counter.Internal>();
+  const counter = (transport: string, qtype: string, rcode: string) => {
+    const key = `${transport} ${qtype} ${rcode}`;
+    let child = counters.get(key);
+    if (child === undefined) {
+      child = queries.labels(transport, qtype, rcode);
+      counters.set(key, child);
+    }
+    return child;
+  };
+  const hits = cache.labels('hit');
+  const misses = cache.labels('miss');
   return {
     answered: (transport, reply, started) => {
-      latency.observe({ transport }, Number(process.hrtime.bigint() - started) / 1e9);
+      timers[transport].observe((performance.now() - started) / 1000);
       if (reply === undefined) {
-        queries.inc({ transport, qtype: 'none', rcode: 'DROPPED' });
+        counter(transport, 'none', 'DROPPED').inc();
         return;
       }
       const code = (reply[3] ?? 0) & 0xf;
-      queries.inc({ transport, qtype: typeNames.get(questionType(reply)) ?? 'OTHER', rcode: rcodeNames[code] ?? `RCODE${code}` });
+      counter(transport, typeNames.get(questionType(reply)) ?? 'OTHER', rcodeNames[code] ?? `RCODE${String(code)}`).inc();
     },
-    cache: (hit) => cache.inc({ result: hit ? 'hit' : 'miss' }),
+    cache: (hit) => (hit ? hits : misses).inc(),
   };
 }

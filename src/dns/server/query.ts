@@ -37,6 +37,29 @@ const maxPointerHops = 64;
 const optType = 41;
 const ecsOption = 8;
 
+/**
+ * A label as text, lower case. DNS compares ASCII letters only without case (other octets are
+ * left alone), and a dot inside a label must not split it. Most labels need neither change.
+ */
+function labelText(message: Buffer, start: number, end: number): string {
+  let plain = true;
+  for (let i = start; i < end; i++) {
+    const c = message[i] ?? 0;
+    if ((c >= 0x41 && c <= 0x5a) || c === 0x2e) {
+      plain = false;
+      break;
+    }
+  }
+  const text = message.toString('latin1', start, end);
+  if (plain) return text;
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    out += c === 0x2e ? '\\.' : String.fromCharCode(c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
+  }
+  return out;
+}
+
 /** Reads a possibly compressed name; returns it (lower case) and the offset after it in place. */
 export function readName(message: Buffer, start: number): { name: string; next: number } {
   const labels: string[] = [];
@@ -62,9 +85,7 @@ export function readName(message: Buffer, start: number): { name: string; next: 
     if (offset + 1 + size > message.length) throw new QueryError('label runs past the message');
     length += size + 1;
     if (length > 255) throw new QueryError('name longer than 255 octets');
-    // DNS compares ASCII letters only without case; a dot inside a label must not split it.
-    const label = message.toString('latin1', offset + 1, offset + 1 + size);
-    labels.push(label.replace(/[A-Z]/g, (c) => c.toLowerCase()).replaceAll('.', '\\.'));
+    labels.push(labelText(message, offset + 1, offset + 1 + size));
     offset += 1 + size;
   }
   return { name: labels.join('.'), next };

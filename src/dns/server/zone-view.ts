@@ -1,6 +1,6 @@
 // One zone as the server holds it: nodes by owner name, each with its RRsets pre-encoded, plus the
 // counts that tell empty non-terminals apart from names that do not exist (RFC 4592 §2.2.2).
-import { compileMeta, type RecordMatch } from '../pickers/record-match.ts';
+import { emptyMatch, type RecordMatch } from '../pickers/record-match.ts';
 import type { Picker } from '../pickers/validate.ts';
 
 export interface ServedRecord {
@@ -35,7 +35,6 @@ export interface ZoneHead {
 }
 
 const soaType = 6;
-const noMeta = compileMeta({});
 
 export class ZoneView {
   #head: ZoneHead;
@@ -74,7 +73,7 @@ export class ZoneView {
   /** Replaces a node's RRsets; an empty map removes the node. The apex always holds the SOA. */
   setNode(name: string, rrsets: ZoneNode): void {
     if (name === this.#head.name) {
-      rrsets.set(soaType, { type: soaType, ttl: this.#head.negativeTtl, records: [{ rdata: this.#head.soaRdata, match: noMeta, target: undefined }], pickers: null });
+      rrsets.set(soaType, { type: soaType, ttl: this.#head.negativeTtl, records: [{ rdata: this.#head.soaRdata, match: emptyMatch, target: undefined }], pickers: null });
     }
     const had = this.#nodes.has(name);
     const has = rrsets.size > 0;
