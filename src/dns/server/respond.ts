@@ -92,7 +92,7 @@ function compose(query: Query, sections: Sections, shape: Layout, code: number):
 
 function emit(query: Query, answer: CachedAnswer, shape: Layout, scope: number): Buffer {
   const writer = new ResponseWriter(shape.limit);
-  writer.question(query.questionBytes, query.name);
+  writer.question(query.questionBytes, query.name, false);
   writer.raw(answer.body);
   const counts: [number, number, number, number] = [1, ...answer.counts];
   if (query.edns) {

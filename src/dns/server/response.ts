@@ -33,11 +33,14 @@ export class ResponseWriter {
     this.#reserved = reserved;
   }
 
-  /** The question as received; its name's suffixes become compression targets (keeping 0x20 case). */
-  question(bytes: Buffer, name: string): void {
+  /**
+   * The question as received; its name's suffixes become compression targets (keeping 0x20 case)
+   * unless `compressAgainst` is false (a cached answer's sections follow, already compressed).
+   */
+  question(bytes: Buffer, name: string, compressAgainst = true): void {
     bytes.copy(this.#buffer, this.#length);
     // A name with a dot inside a label (read as "\\.") is never ours; its suffixes are not offered.
-    if (name !== '' && !name.includes('\\')) {
+    if (compressAgainst && name !== '' && !name.includes('\\')) {
       let offset = this.#length;
       let rest = name;
       for (;;) {
