@@ -13,7 +13,7 @@ import { respond, type Responder } from './respond.ts';
 import { ResponseCache } from './response-cache.ts';
 import { ServedZones } from './served-zones.ts';
 import { listenTcp, type TcpListener } from './tcp.ts';
-import { listenUdp } from './udp.ts';
+import { listenUdp, type Handler } from './udp.ts';
 
 export interface DnsServer {
   address: ListenAddress;
@@ -34,6 +34,24 @@ export interface DnsServerOptions {
   metrics: Registry;
   /** Other workers bind the same address (SO_REUSEPORT). */
   shared: boolean;
+}
+
+/**
+ * UDP and TCP on one address. Port 0 asks for a free port: TCP takes the one UDP got, and when
+ * another program holds that TCP port (UDP and TCP ports are separate spaces), both try again.
+ */
+async function bindBoth(options: DnsServerOptions, handler: Handler, tcpHandler: Handler, onError: (e: unknown) => void) {
+  for (let attempt = 1; ; attempt++) {
+    const udp = await listenUdp(options.listen, handler, onError, options.shared);
+    const port = udp.address().port;
+    try {
+      return { udp, tcp: await listenTcp({ host: options.listen.host, port }, tcpHandler, onError, options.shared), port };
+    } catch (e) {
+      udp.close();
+      const taken = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      if (!taken || options.listen.port !== 0 || attempt >= 10) throw e;
+    }
+  }
 }
 
 export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
@@ -57,18 +75,15 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   const handler = serve('udp');
   const tcpHandler = serve('tcp');
 
-  const udp: dgram.Socket = await listenUdp(options.listen, handler, onError, options.shared);
-  // Port 0 asks for a free port: TCP takes the one UDP got, so both serve the same address.
-  const port = udp.address().port;
-  let tcp: TcpListener;
+  let sockets: { udp: dgram.Socket; tcp: TcpListener; port: number };
   try {
-    tcp = await listenTcp({ host: options.listen.host, port }, tcpHandler, onError, options.shared);
+    sockets = await bindBoth(options, handler, tcpHandler, onError);
   } catch (e) {
-    udp.close();
     unsubscribe();
     await follower?.stop();
     throw e;
   }
+  const { udp, tcp, port } = sockets;
   options.logger.debug({ port, zones: zones.size, load_ms: Date.now() - started }, 'DNS worker serving');
   return {
     address: { host: options.listen.host, port },

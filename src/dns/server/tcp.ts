@@ -42,11 +42,11 @@ export function listenTcp(address: ListenAddress, handler: Handler, onError: (e:
       }
     });
   });
-  server.on('error', onError);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen({ host: address.host, port: address.port, reusePort: shared }, () => {
       server.off('error', reject);
+      server.on('error', onError);
       resolve({
         close: () =>
           new Promise<void>((done) => {
