@@ -11,7 +11,8 @@ import { generatePassword } from './accounts/passwords.ts';
 import type { Config } from './config.ts';
 import { sealer } from './crypto/sealed.ts';
 import type { DnsContext } from './dns/context.ts';
-import { ChangeFeed } from './events/change-feed.ts';
+import { ChangeFeed, type ResourceChange } from './events/change-feed.ts';
+import type { SecurityContext } from './security/context.ts';
 import { startWebhookDelivery } from './events/webhook-delivery.ts';
 import { startDnsRole } from './dns/server/workers.ts';
 import { buildHttpServer } from './http/server.ts';
@@ -33,13 +34,9 @@ async function startApi(config: Config, store: Store, logger: Logger, shared: { 
   const key = loadOrCreateKey(config.dataDir, 'jwt-signing.key', config.jwtSecret);
   const delivery = startWebhookDelivery({ db: store.db, logger, allowPrivate: config.webhookAllowPrivate });
   stops.push(() => delivery.stop());
-  const dns: DnsContext = {
-    store,
-    config,
-    sealer: sealer(loadOrCreateKey(config.dataDir, 'secret.key', config.secretKey)),
-    changes,
-    wakeWebhooks: () => delivery.wake(),
-  };
+  const secrets = sealer(loadOrCreateKey(config.dataDir, 'secret.key', config.secretKey));
+  const dns: DnsContext = { store, config, sealer: secrets, changes, wakeWebhooks: () => delivery.wake() };
+  const security: SecurityContext = { store, config, sealer: secrets, changes: new ChangeFeed<ResourceChange>() };
   const http = await buildHttpServer({
     config,
     store,
@@ -47,6 +44,7 @@ async function startApi(config: Config, store: Store, logger: Logger, shared: { 
     accessTokens: accessTokens(key, config.accessTokenTtlSeconds),
     loginLimiter: loginLimiter(),
     dns,
+    security,
     metrics,
   });
   // Stopping the HTTP server first lets in-flight requests finish before anything below goes.

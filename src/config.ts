@@ -2,6 +2,7 @@
 // Every setting has an environment name (EDGEPLANE_API_LISTEN) and a flag (--api-listen);
 // a bad value stops the process at start with a message naming the setting.
 import fs from 'node:fs';
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { canonicalName } from './dns/names.ts';
@@ -42,6 +43,9 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** A GeoIP .mmdb replacing the shipped country data; undefined: the shipped data. */
   geoipDb: string | undefined;
+  /** The protection proxy's public addresses, reported as a resource's service_ip. */
+  publicIpv4: string;
+  publicIpv6: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -146,6 +150,17 @@ export const settings = {
     description: 'Set to 1 to let zone webhooks reach loopback and private addresses',
     default: '0',
   },
+  publicIpv4: {
+    env: 'EDGEPLANE_PUBLIC_IPV4',
+    flag: 'public-ipv4',
+    description: 'Public IPv4 address of the protection proxy: the service_ip clients point their DNS at',
+    default: '127.0.0.1',
+  },
+  publicIpv6: {
+    env: 'EDGEPLANE_PUBLIC_IPV6',
+    flag: 'public-ipv6',
+    description: 'Public IPv6 address of the protection proxy, if any',
+  },
   geoipDb: {
     env: 'EDGEPLANE_GEOIP_DB',
     flag: 'geoip-db',
@@ -203,6 +218,8 @@ export function loadConfig(
     nameservers: check('nameservers', parseNameservers, []),
     webhookAllowPrivate: check('webhookAllowPrivate', parseFlag, false),
     geoipDb: check('geoipDb', parseReadableFile, undefined),
+    publicIpv4: check('publicIpv4', (v) => parseAddress(v, 4), '127.0.0.1'),
+    publicIpv6: check('publicIpv6', (v) => parseAddress(v, 6), undefined),
   };
   if (problems.length > 0) {
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
@@ -258,6 +275,11 @@ function parseReadableFile(value: string): string {
     throw new Error(`cannot read ${file}`);
   }
   return file;
+}
+
+function parseAddress(value: string, family: 4 | 6): string {
+  if (isIP(value) !== family) throw new Error(`expected an IPv${String(family)} address, got "${value}"`);
+  return value;
 }
 
 function parseWorkers(value: string): number {

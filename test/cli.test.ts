@@ -14,7 +14,7 @@ test('edgeplane migrate applies the migrations once, then reports the schema up 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-cli-'));
   try {
     const env = { EDGEPLANE_DATA_DIR: dataDir };
-    assert.match((await run(process.execPath, [mainScript, 'migrate'], { env })).stdout, /^applied: 0001_accounts, 0002_dns/);
+    assert.match((await run(process.execPath, [mainScript, 'migrate'], { env })).stdout, /^applied: 0001_accounts, 0002_dns, 0003_security/);
     assert.equal((await run(process.execPath, [mainScript, 'migrate'], { env })).stdout, 'schema is up to date\n');
     assert.ok(fs.existsSync(path.join(dataDir, 'edgeplane.sqlite')));
     await assert.rejects(run(process.execPath, [mainScript, 'account', 'create', '--email', 'x@y.example'], { env }), (e: { code: number; stderr: string }) => {

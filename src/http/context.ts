@@ -5,6 +5,7 @@ import type { AccessTokens } from '../accounts/jwt.ts';
 import type { LoginLimiter } from '../accounts/login-limiter.ts';
 import type { Config } from '../config.ts';
 import type { DnsContext } from '../dns/context.ts';
+import type { SecurityContext } from '../security/context.ts';
 import type { Store } from '../store/database.ts';
 
 export interface AppContext {
@@ -14,5 +15,6 @@ export interface AppContext {
   accessTokens: AccessTokens;
   loginLimiter: LoginLimiter;
   dns: DnsContext;
+  security: SecurityContext;
   metrics: Metrics;
 }

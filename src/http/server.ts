@@ -20,6 +20,7 @@ import { dnssecRoutes } from './routes/dns/dnssec.ts';
 import { rrsetRoutes } from './routes/dns/rrsets.ts';
 import { zoneFileRoutes } from './routes/dns/zone-files.ts';
 import { platformRoutes, zoneRoutes } from './routes/dns/zones.ts';
+import { resourceRoutes } from './routes/security/resources.ts';
 
 const version = '0.1.0';
 
@@ -65,6 +66,7 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
     dnssecRoutes(scope, ctx.dns);
     rrsetRoutes(scope, ctx.dns);
     await zoneFileRoutes(scope, ctx.dns);
+    resourceRoutes(scope, ctx.security);
   });
   return app;
 }

@@ -115,6 +115,59 @@ export interface WebhookOutboxTable {
   created_at: string;
 }
 
+export interface ResourcesTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  /** JSON object of the service_* settings and the is_* flags. */
+  settings: string;
+  ssl_type: string | null;
+  ssl_crt: string | null;
+  ssl_key_sealed: string | null;
+  ssl_expire: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ResourceHostsTable {
+  hostname: string;
+  resource_id: number;
+}
+
+export interface ResourceAliasesTable {
+  id: Generated<number>;
+  resource_id: number;
+  position: number;
+  alias_data: string;
+}
+
+export interface ResourceOriginsTable {
+  id: Generated<number>;
+  resource_id: number;
+  position: number;
+  origin_data: string;
+  origin_weight: number;
+  origin_mode: string;
+}
+
+export interface ResourceRateRulesTable {
+  id: Generated<number>;
+  resource_id: number;
+  position: number;
+  method: string;
+  path: string;
+  value: number;
+  test_cookie: number;
+}
+
+export interface ResourceAccessListsTable {
+  id: Generated<number>;
+  resource_id: number;
+  kind: string;
+  position: number;
+  data: string;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   users: UsersTable;
@@ -125,4 +178,10 @@ export interface Tables {
   records: RecordsTable;
   dnssec_keys: DnssecKeysTable;
   webhook_outbox: WebhookOutboxTable;
+  resources: ResourcesTable;
+  resource_hosts: ResourceHostsTable;
+  resource_aliases: ResourceAliasesTable;
+  resource_origins: ResourceOriginsTable;
+  resource_rate_rules: ResourceRateRulesTable;
+  resource_access_lists: ResourceAccessListsTable;
 }

@@ -4,6 +4,7 @@ import type { Migration } from 'kysely/migration';
 import type { Engine } from '../database.ts';
 import * as accounts from './0001_accounts.ts';
 import * as dns from './0002_dns.ts';
+import * as security from './0003_security.ts';
 
 export interface MigrationContext {
   /** Column type of an auto-increment integer key on this engine. */
@@ -15,6 +16,7 @@ type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
 const steps: Record<string, Step> = {
   '0001_accounts': accounts.up,
   '0002_dns': dns.up,
+  '0003_security': security.up,
 };
 
 export function migrations(engine: Engine): Record<string, Migration> {

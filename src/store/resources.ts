@@ -1,0 +1,108 @@
+// Protected resources repository. A resource is written whole; its list entries keep their ids
+// when their data is unchanged, so clients that GET, edit and PUT back see stable ids.
+import type { Selectable } from 'kysely';
+import type { Db } from './database.ts';
+import type { ResourceAccessListsTable, ResourceAliasesTable, ResourceOriginsTable, ResourceRateRulesTable, ResourcesTable } from './schema.ts';
+
+export type ResourceRow = Selectable<ResourcesTable>;
+export type AliasRow = Selectable<ResourceAliasesTable>;
+export type OriginRow = Selectable<ResourceOriginsTable>;
+export type RateRuleRow = Selectable<ResourceRateRulesTable>;
+export type AccessListRow = Selectable<ResourceAccessListsTable>;
+
+export interface ResourceDetails {
+  aliases: AliasRow[];
+  origins: OriginRow[];
+  rules: RateRuleRow[];
+  lists: AccessListRow[];
+}
+
+export interface ResourceLists {
+  aliases: string[];
+  origins: { origin_data: string; origin_weight: number; origin_mode: string }[];
+  rules: { method: string; path: string; value: number; test_cookie: boolean }[];
+  blacklists: string[];
+  whitelists: string[];
+}
+
+export function findAccountResource(db: Db, accountId: number, id: number): Promise<ResourceRow | undefined> {
+  return db.selectFrom('resources').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export function listAccountResources(db: Db, accountId: number): Promise<ResourceRow[]> {
+  return db.selectFrom('resources').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+}
+
+export async function resourceDetails(db: Db, ids: number[]): Promise<Map<number, ResourceDetails>> {
+  const details = new Map<number, ResourceDetails>(ids.map((id) => [id, { aliases: [], origins: [], rules: [], lists: [] }]));
+  if (ids.length === 0) return details;
+  const [aliases, origins, rules, lists] = await Promise.all([
+    db.selectFrom('resource_aliases').selectAll().where('resource_id', 'in', ids).orderBy('position').execute(),
+    db.selectFrom('resource_origins').selectAll().where('resource_id', 'in', ids).orderBy('position').execute(),
+    db.selectFrom('resource_rate_rules').selectAll().where('resource_id', 'in', ids).orderBy('position').execute(),
+    db.selectFrom('resource_access_lists').selectAll().where('resource_id', 'in', ids).orderBy('position').execute(),
+  ]);
+  for (const a of aliases) details.get(a.resource_id)?.aliases.push(a);
+  for (const o of origins) details.get(o.resource_id)?.origins.push(o);
+  for (const r of rules) details.get(r.resource_id)?.rules.push(r);
+  for (const l of lists) details.get(l.resource_id)?.lists.push(l);
+  return details;
+}
+
+export function insertResource(db: Db, row: Omit<ResourceRow, 'id'>): Promise<ResourceRow> {
+  return db.insertInto('resources').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateResource(db: Db, id: number, row: Partial<Omit<ResourceRow, 'id' | 'account_id' | 'created_at'>>): Promise<void> {
+  await db.updateTable('resources').set(row).where('id', '=', id).execute();
+}
+
+export async function deleteResource(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('resources').where('id', '=', id).execute();
+}
+
+/** Pairs new entries with old ones of the same key, in order; unpaired old ones are returned too. */
+function pair<T, O>(entries: T[], old: O[], key: (t: T) => string, oldKey: (o: O) => string) {
+  const pool = Map.groupBy(old, oldKey);
+  const paired = entries.map((entry) => ({ entry, kept: pool.get(key(entry))?.shift() }));
+  return { paired, removed: [...pool.values()].flat() };
+}
+
+/** Writes the host names and lists; a host name held by another resource fails on the primary key. */
+export async function replaceLists(db: Db, resourceId: number, name: string, lists: ResourceLists, old: ResourceDetails): Promise<void> {
+  await db.deleteFrom('resource_hosts').where('resource_id', '=', resourceId).execute();
+  await db
+    .insertInto('resource_hosts')
+    .values([name, ...lists.aliases].map((hostname) => ({ hostname, resource_id: resourceId })))
+    .execute();
+
+  const aliases = pair(lists.aliases, old.aliases, (a) => a, (o) => o.alias_data);
+  for (const [position, { entry, kept }] of aliases.paired.entries()) {
+    if (kept) await db.updateTable('resource_aliases').set({ position }).where('id', '=', kept.id).execute();
+    else await db.insertInto('resource_aliases').values({ resource_id: resourceId, position, alias_data: entry }).execute();
+  }
+  const origins = pair(lists.origins, old.origins, (o) => o.origin_data, (o) => o.origin_data);
+  for (const [position, { entry, kept }] of origins.paired.entries()) {
+    if (kept) await db.updateTable('resource_origins').set({ ...entry, position }).where('id', '=', kept.id).execute();
+    else await db.insertInto('resource_origins').values({ ...entry, resource_id: resourceId, position }).execute();
+  }
+  const entries = [...lists.blacklists.map((data) => ({ kind: 'black', data })), ...lists.whitelists.map((data) => ({ kind: 'white', data }))];
+  const access = pair(entries, old.lists, (e) => `${e.kind} ${e.data}`, (o) => `${o.kind} ${o.data}`);
+  for (const [position, { entry, kept }] of access.paired.entries()) {
+    if (kept) await db.updateTable('resource_access_lists').set({ position }).where('id', '=', kept.id).execute();
+    else await db.insertInto('resource_access_lists').values({ ...entry, resource_id: resourceId, position }).execute();
+  }
+  const gone = { aliases: aliases.removed.map((a) => a.id), origins: origins.removed.map((o) => o.id), lists: access.removed.map((l) => l.id) };
+  if (gone.aliases.length > 0) await db.deleteFrom('resource_aliases').where('id', 'in', gone.aliases).execute();
+  if (gone.origins.length > 0) await db.deleteFrom('resource_origins').where('id', 'in', gone.origins).execute();
+  if (gone.lists.length > 0) await db.deleteFrom('resource_access_lists').where('id', 'in', gone.lists).execute();
+
+  // Rate rules carry no id: they are simply rewritten.
+  await db.deleteFrom('resource_rate_rules').where('resource_id', '=', resourceId).execute();
+  if (lists.rules.length > 0) {
+    await db
+      .insertInto('resource_rate_rules')
+      .values(lists.rules.map((r, position) => ({ ...r, test_cookie: r.test_cookie ? 1 : 0, resource_id: resourceId, position })))
+      .execute();
+  }
+}
