@@ -10,7 +10,36 @@ import { errors, IntegerId } from '../../schemas/common.ts';
 
 const tags = ['security resources'];
 const Params = Type.Object({ resource_id: IntegerId });
-const Body = Type.Record(Type.String(), Type.Unknown(), { description: 'The resource document; see docs/api/security.md' });
+// The document's members, named for the OpenAPI description; their rules are checked by the use case
+// (src/security/resource-input.ts), which reports every problem with its path.
+const field = (description: string) => Type.Optional(Type.Unknown({ description }));
+const Body = Type.Object(
+  {
+    name: field('The domain (a host name); required'),
+    aliases: field('[{alias_data}]: more host names'),
+    origins: field('[{origin_data, origin_weight 1-100, origin_mode primary|backup|down}]'),
+    rate_limier_rules: field('[{method, path, value 0-100000 per second, test_cookie}]'),
+    blacklists: field('[{blacklist_data}]: addresses or CIDRs refused'),
+    whitelists: field('[{whitelist_data}]: addresses or CIDRs let through'),
+    is_waf_enabled: field('boolean'),
+    is_redirect_to_https_enabled: field('boolean'),
+    ssl_type: field('"custom", "le" or "" (off); absent with no certificate fields: unchanged'),
+    service_ssl_crt: field('PEM chain, leaf first'),
+    service_ssl_key: field('PEM private key; write-only'),
+    service_enable: field('0/1'),
+    service_https2http: field('0/1'),
+    service_http2: field('0/1'),
+    service_iphash: field('0/1'),
+    service_forcessl: field('0/1, twin of is_redirect_to_https_enabled'),
+    service_wwwredir: field('0/1'),
+    service_hsts: field('0/1'),
+    service_botprotect: field('0 or 4'),
+    service_geoip_mode: field('0 off, 1 all but the list, 2 only the list'),
+    service_geoip_list: field('comma-separated ISO country codes'),
+    service_methods: field('string or integer, kept as a string'),
+  },
+  { description: 'The resource document; see docs/api/security.md' },
+);
 const anyObject = Type.Record(Type.String(), Type.Unknown());
 
 export function resourceRoutes(app: FastifyInstance, ctx: SecurityContext): void {
@@ -18,7 +47,7 @@ export function resourceRoutes(app: FastifyInstance, ctx: SecurityContext): void
   r.post(
     '/security/resources',
     { schema: { tags, summary: 'Protect a domain: name, aliases, origins, rate rules, access lists, TLS', body: Body, response: { 201: anyObject, ...errors(400, 401, 403, 409) } } },
-    async (request, reply) => sendJson(reply, 201, await createResource(ctx, principal(request), request.body)),
+    async (request, reply) => sendJson(reply, 201, await createResource(ctx, principal(request), request.body as Record<string, unknown>)),
   );
   r.get(
     '/security/resources',
@@ -41,7 +70,7 @@ export function resourceRoutes(app: FastifyInstance, ctx: SecurityContext): void
         response: { 200: anyObject, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request, reply) => sendJson(reply, 200, await replaceResource(ctx, principal(request), request.params.resource_id, request.body)),
+    async (request, reply) => sendJson(reply, 200, await replaceResource(ctx, principal(request), request.params.resource_id, request.body as Record<string, unknown>)),
   );
   r.delete(
     '/security/resources/:resource_id',
