@@ -78,7 +78,10 @@ const integer = (v: unknown) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Nu
 function hostname(value: unknown, path: string, fields: FieldErrors): string | undefined {
   try {
     if (typeof value !== 'string') throw new NameError('must be a host name');
-    return canonicalName(value.trim());
+    const name = canonicalName(value.trim());
+    // No top-level domain is all digits: `999.1.1.1` is a mistyped address, not a host name.
+    if (/^\d+$/.test(name.slice(name.lastIndexOf('.') + 1))) throw new NameError('is neither an IP address nor a host name');
+    return name;
   } catch (e) {
     if (!(e instanceof NameError)) throw e;
     fields[path] = e.message;

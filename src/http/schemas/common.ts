@@ -14,4 +14,5 @@ export const ErrorBody = Type.Object(
 export const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [s, Type.Ref('Error')]));
 
-export const IntegerId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+// Ids are PostgreSQL `serial` (32-bit) columns.
+export const IntegerId = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });

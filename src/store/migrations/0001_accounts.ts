@@ -2,10 +2,10 @@
 import type { Kysely } from 'kysely';
 import type { MigrationContext } from './index.ts';
 
-export async function up(db: Kysely<unknown>, { id }: MigrationContext): Promise<void> {
+export async function up(db: Kysely<unknown>, { id, key }: MigrationContext): Promise<void> {
   await db.schema
     .createTable('accounts')
-    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('id', id, key)
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('email', 'text', (c) => c.notNull())
     .addColumn('operator', 'integer', (c) => c.notNull().defaultTo(0))
@@ -14,7 +14,7 @@ export async function up(db: Kysely<unknown>, { id }: MigrationContext): Promise
 
   await db.schema
     .createTable('users')
-    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('id', id, key)
     .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
     .addColumn('email', 'text', (c) => c.notNull().unique())
     .addColumn('name', 'text', (c) => c.notNull())
@@ -26,7 +26,7 @@ export async function up(db: Kysely<unknown>, { id }: MigrationContext): Promise
 
   await db.schema
     .createTable('api_tokens')
-    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('id', id, key)
     .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())
@@ -42,7 +42,7 @@ export async function up(db: Kysely<unknown>, { id }: MigrationContext): Promise
 
   await db.schema
     .createTable('refresh_tokens')
-    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('id', id, key)
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('family', 'text', (c) => c.notNull())
     .addColumn('token_hash', 'text', (c) => c.notNull().unique())

@@ -2,10 +2,10 @@
 import type { Kysely } from 'kysely';
 import type { MigrationContext } from './index.ts';
 
-export async function up(db: Kysely<unknown>, { id }: MigrationContext): Promise<void> {
+export async function up(db: Kysely<unknown>, { id, key }: MigrationContext): Promise<void> {
   await db.schema
     .createTable('zones')
-    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('id', id, key)
     .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull().unique())
     .addColumn('contact', 'text', (c) => c.notNull())
@@ -26,7 +26,7 @@ export async function up(db: Kysely<unknown>, { id }: MigrationContext): Promise
 
   await db.schema
     .createTable('rrsets')
-    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('id', id, key)
     .addColumn('zone_id', 'integer', (c) => c.notNull().references('zones.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('type', 'text', (c) => c.notNull())
@@ -42,7 +42,7 @@ export async function up(db: Kysely<unknown>, { id }: MigrationContext): Promise
 
   await db.schema
     .createTable('records')
-    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('id', id, key)
     .addColumn('rrset_id', 'integer', (c) => c.notNull().references('rrsets.id').onDelete('cascade'))
     .addColumn('position', 'integer', (c) => c.notNull())
     /** JSON array: the canonical content. */
@@ -67,7 +67,7 @@ export async function up(db: Kysely<unknown>, { id }: MigrationContext): Promise
 
   await db.schema
     .createTable('webhook_outbox')
-    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('id', id, key)
     .addColumn('zone_id', 'integer', (c) => c.references('zones.id').onDelete('set null'))
     .addColumn('url', 'text', (c) => c.notNull())
     .addColumn('method', 'text', (c) => c.notNull())

@@ -3,10 +3,10 @@
 import type { Kysely } from 'kysely';
 import type { MigrationContext } from './index.ts';
 
-export async function up(db: Kysely<unknown>, { id }: MigrationContext): Promise<void> {
+export async function up(db: Kysely<unknown>, { id, key }: MigrationContext): Promise<void> {
   await db.schema
     .createTable('resources')
-    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('id', id, key)
     .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull().unique())
     /** JSON object of the service_* settings and the two is_* flags. */
@@ -31,7 +31,7 @@ export async function up(db: Kysely<unknown>, { id }: MigrationContext): Promise
 
   await db.schema
     .createTable('resource_aliases')
-    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('id', id, key)
     .addColumn('resource_id', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
     .addColumn('position', 'integer', (c) => c.notNull())
     .addColumn('alias_data', 'text', (c) => c.notNull())
@@ -39,7 +39,7 @@ export async function up(db: Kysely<unknown>, { id }: MigrationContext): Promise
 
   await db.schema
     .createTable('resource_origins')
-    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('id', id, key)
     .addColumn('resource_id', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
     .addColumn('position', 'integer', (c) => c.notNull())
     .addColumn('origin_data', 'text', (c) => c.notNull())
@@ -49,7 +49,7 @@ export async function up(db: Kysely<unknown>, { id }: MigrationContext): Promise
 
   await db.schema
     .createTable('resource_rate_rules')
-    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('id', id, key)
     .addColumn('resource_id', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
     .addColumn('position', 'integer', (c) => c.notNull())
     .addColumn('method', 'text', (c) => c.notNull())
@@ -60,7 +60,7 @@ export async function up(db: Kysely<unknown>, { id }: MigrationContext): Promise
 
   await db.schema
     .createTable('resource_access_lists')
-    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('id', id, key)
     .addColumn('resource_id', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
     /** 'black' or 'white'. */
     .addColumn('kind', 'text', (c) => c.notNull())

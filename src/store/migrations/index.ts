@@ -1,5 +1,5 @@
 // The ordered list of schema versions. A migration is never edited once released: add a new one.
-import type { Kysely } from 'kysely';
+import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
 import type { Engine } from '../database.ts';
 import * as accounts from './0001_accounts.ts';
@@ -9,6 +9,8 @@ import * as security from './0003_security.ts';
 export interface MigrationContext {
   /** Column type of an auto-increment integer key on this engine. */
   id: 'integer' | 'serial';
+  /** Makes that column the primary key; ids of deleted rows are never handed out again. */
+  key: (column: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
 }
 
 type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
@@ -20,8 +22,12 @@ const steps: Record<string, Step> = {
 };
 
 export function migrations(engine: Engine): Record<string, Migration> {
-  // SQLite's INTEGER PRIMARY KEY is its rowid alias and so auto-increments by itself.
-  const context: MigrationContext = { id: engine === 'sqlite' ? 'integer' : 'serial' };
+  // SQLite's INTEGER PRIMARY KEY is its rowid alias: it auto-increments, but reuses the highest id
+  // after a delete unless AUTOINCREMENT is asked for. PostgreSQL sequences never go back.
+  const context: MigrationContext =
+    engine === 'sqlite'
+      ? { id: 'integer', key: (c) => c.primaryKey().autoIncrement() }
+      : { id: 'serial', key: (c) => c.primaryKey() };
   return Object.fromEntries(
     Object.entries(steps).map(([name, up]) => [name, { up: (db: Kysely<unknown>) => up(db, context) }]),
   );
