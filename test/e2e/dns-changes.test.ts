@@ -14,6 +14,7 @@ import { assertError } from '../support/assertions.ts';
 import { engines } from '../support/engines.ts';
 import { bearer, call, login } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
+import { waitFor } from '../support/wait.ts';
 
 const run = promisify(execFile);
 
@@ -44,14 +45,6 @@ async function receiver(failures = 0, port = 0) {
     deliveries,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 for (const engine of engines()) {

@@ -14,6 +14,7 @@ import { encryptedKey, pemBodyLines, privateKey, selfSignedCertificate } from '.
 import { engines } from '../support/engines.ts';
 import { apiKey, bearer, call, login, type RequestOptions, type Response } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
+import { waitFor } from '../support/wait.ts';
 
 const publicIp = '203.0.113.7';
 const base = '/security/resources';
@@ -106,14 +107,6 @@ const expired = selfSignedCertificate(tlsName, {
   notAfter: new Date('2020-02-01T00:00:00Z'),
 });
 const secretLines = [certificate.key, otherKey, lockedKey, expired.key].flatMap(pemBodyLines);
-
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 for (const engine of engines()) {
   describe(`security resources (${engine})`, () => {
