@@ -1,15 +1,6 @@
 // SOA values of a zone: defaults, bounds and serial arithmetic (RFC 1982).
 import { canonicalName, NameError } from './names.ts';
 
-export interface SoaFields {
-  primary_server: string;
-  contact: string;
-  refresh: number;
-  retry: number;
-  expiry: number;
-  nx_ttl: number;
-}
-
 /** Defaults chosen after RFC 1912 §2.2 and common provider values. */
 export const soaDefaults = { refresh: 3600, retry: 600, expiry: 1_209_600, nx_ttl: 300 } as const;
 

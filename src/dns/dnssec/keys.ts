@@ -1,6 +1,6 @@
 // Zone signing keys: ECDSA P-256 with SHA-256 (algorithm 13), one combined signing key per zone
 // (flags 257: zone key + secure entry point), its DNSKEY RDATA, key tag and SHA-256 DS.
-import { createHash, createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { canonicalWireName } from '../wire/name.ts';
 
 export const algorithm = 13;
@@ -29,10 +29,6 @@ export function generateZoneKey(): ZoneKey {
     keyTag: keyTag(dnskeyRdata(key)),
     privateKeyDer: privateKey.export({ format: 'der', type: 'pkcs8' }),
   };
-}
-
-export function privateKeyObject(der: Buffer): KeyObject {
-  return createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
 }
 
 /** DNSKEY RDATA (RFC 4034 §2.1): flags, protocol 3, algorithm, public key. */

@@ -13,7 +13,7 @@ import { delegationSigner, generateZoneKey } from './keys.ts';
 /** The DS is published at the parent with this TTL in the text form we hand out. */
 const dsTtl = 3600;
 
-export function sealContext(zoneId: number): string {
+function sealContext(zoneId: number): string {
   return `dnssec-key:${String(zoneId)}`;
 }
 
