@@ -23,6 +23,11 @@ function findServer(): string | undefined {
   return dirs.map((dir) => path.join(dir, 'pdns_server')).find((file) => fs.existsSync(file));
 }
 
+/** pdns_server settings for running in the foreground, as the current user, from a scratch directory. */
+export function foregroundUnprivileged(dir: string): string[] {
+  return [`socket-dir=${dir}`, 'daemon=no', 'guardian=no', 'setuid=', 'setgid='];
+}
+
 /** Why PowerDNS cannot run here, with how to install it; undefined when it can. */
 export function missingPowerDns(): string | undefined {
   const missing = [findServer() ? undefined : 'pdns_server', fs.existsSync(schemaFile) ? undefined : schemaFile].filter(Boolean);
@@ -100,11 +105,7 @@ export async function startPowerDns(): Promise<PowerDns> {
       'webserver-allow-from=127.0.0.0/8',
       'local-address=127.0.0.1',
       `local-port=${dnsPort}`,
-      `socket-dir=${dir}`,
-      'daemon=no',
-      'guardian=no',
-      'setuid=',
-      'setgid=',
+      ...foregroundUnprivileged(dir),
       '',
     ].join('\n'),
   );

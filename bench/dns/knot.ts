@@ -3,9 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { terminate, watchLog } from '../api/server.ts';
-import { waitForSoa } from './dns-client.ts';
-import { findProgram, freeDnsPort, hasExited, spawnPinned, versionOf, type DnsServer } from './server.ts';
+import { findProgram, freeDnsPort, startReference, versionOf, type DnsServer } from './server.ts';
 
 export interface ZoneSource {
   zone: string;
@@ -43,28 +41,15 @@ export async function startKnot(source: ZoneSource, workers: number, cpus: strin
       '',
     ].join('\n'),
   );
-  const started = Date.now();
-  const child = spawnPinned(binary, ['-c', config], cpus);
-  const log = watchLog(child);
-  const stop = async () => {
-    await terminate(child);
-    fs.rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    const ready = await waitForSoa(port, source.zone, () => hasExited(child), timeoutMs);
-    return {
-      name: 'Knot',
-      pid: child.pid!,
-      port,
-      description: `Knot DNS ${versionOf(binary, ['-V'], /version (\S+)/)}: udp-workers ${workers}, tcp-workers 1, background-workers 1${cpus === undefined ? '' : `, CPUs ${cpus}`}`,
-      readyMs: ready - started,
-      log,
-      hasExited: () => hasExited(child),
-      stop,
-    };
-  } catch (e) {
-    const text = log.tail();
-    await stop();
-    throw new Error(`Knot did not start: ${e instanceof Error ? e.message : String(e)}\n${text}`, { cause: e });
-  }
+  return startReference({
+    name: 'Knot',
+    binary,
+    args: ['-c', config],
+    cpus,
+    dir,
+    port,
+    zone: source.zone,
+    timeoutMs,
+    description: `Knot DNS ${versionOf(binary, ['-V'], /version (\S+)/)}: udp-workers ${workers}, tcp-workers 1, background-workers 1${cpus === undefined ? '' : `, CPUs ${cpus}`}`,
+  });
 }

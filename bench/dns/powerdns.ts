@@ -5,10 +5,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { terminate, watchLog } from '../api/server.ts';
-import { waitForSoa } from './dns-client.ts';
+import { foregroundUnprivileged } from '../api/powerdns.ts';
 import type { ZoneSource } from './knot.ts';
-import { findProgram, freeDnsPort, hasExited, spawnPinned, versionOf, type DnsServer } from './server.ts';
+import { findProgram, freeDnsPort, startReference, versionOf, type DnsServer } from './server.ts';
 
 export async function startPowerDns(source: ZoneSource, receivers: number, cpus: string | undefined, timeoutMs = 120_000): Promise<DnsServer> {
   const binary = findProgram('pdns_server');
@@ -30,38 +29,20 @@ export async function startPowerDns(source: ZoneSource, receivers: number, cpus:
       `reuseport=${receivers > 1 ? 'yes' : 'no'}`,
       // No security-status lookup on the Internet at start.
       'security-poll-suffix=',
-      `socket-dir=${dir}`,
-      'daemon=no',
-      'guardian=no',
-      'setuid=',
-      'setgid=',
+      ...foregroundUnprivileged(dir),
       '',
     ].join('\n'),
   );
-  const started = Date.now();
-  const child = spawnPinned(binary, [`--config-dir=${dir}`], cpus);
-  const log = watchLog(child);
-  const stop = async () => {
-    await terminate(child);
-    fs.rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    const ready = await waitForSoa(port, source.zone, () => hasExited(child), timeoutMs);
-    return {
-      name: 'PowerDNS',
-      pid: child.pid!,
-      port,
-      description:
-        `PowerDNS ${versionOf(binary, ['--version'], /Authoritative Server (\S+)/)}: bind backend, receiver-threads ${receivers}, ` +
+  return startReference({
+    name: 'PowerDNS',
+    binary,
+    args: [`--config-dir=${dir}`],
+    cpus,
+    dir,
+    port,
+    zone: source.zone,
+    timeoutMs,
+    description: `PowerDNS ${versionOf(binary, ['--version'], /Authoritative Server (\S+)/)}: bind backend, receiver-threads ${receivers}, ` +
         `distributor-threads 1 (per receiver), reuseport ${receivers > 1 ? 'yes' : 'no'}, packet cache on (default)${cpus === undefined ? '' : `, CPUs ${cpus}`}`,
-      readyMs: ready - started,
-      log,
-      hasExited: () => hasExited(child),
-      stop,
-    };
-  } catch (e) {
-    const text = log.tail();
-    await stop();
-    throw new Error(`PowerDNS did not start: ${e instanceof Error ? e.message : String(e)}\n${text}`, { cause: e });
-  }
+  });
 }

@@ -3,6 +3,7 @@
 // send today); a share of them also carry EDNS Client Subnet. Seeded, so every run sends the same.
 import packet from 'dns-packet';
 import { benchZone, kindOf, type Kind } from './zone.ts';
+import { seededRandom } from '../../test/support/prng.ts';
 
 export interface Mix {
   /** A for a name with an A record. */
@@ -32,20 +33,8 @@ export interface Query {
   kind: keyof Mix;
 }
 
-/** mulberry32: small, seedable, good enough to shuffle a benchmark. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function generateQueries(names: number, count: number, ecsShare: number, seed = 1): Query[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const byKind = new Map<Kind, number[]>([['a', []], ['dual', []], ['cname', []]]);
   for (let i = 0; i < names; i++) byKind.get(kindOf(i))!.push(i);
   const aNames = [...byKind.get('a')!, ...byKind.get('dual')!];

@@ -5,7 +5,8 @@ import dgram from 'node:dgram';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import type { ProcessLog } from '../api/server.ts';
+import { terminate, watchLog, type ProcessLog } from '../api/server.ts';
+import { waitForSoa } from './dns-client.ts';
 
 export interface DnsServer {
   name: string;
@@ -116,4 +117,45 @@ export function versionOf(program: string, args: string[], pattern: RegExp): str
 
 export function hasExited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
+}
+
+export interface ReferenceStart {
+  name: string;
+  binary: string;
+  args: string[];
+  cpus: string | undefined;
+  /** The scratch directory holding its configuration; removed when it stops. */
+  dir: string;
+  port: number;
+  zone: string;
+  timeoutMs: number;
+  description: string;
+}
+
+/** Starts a reference server and waits for it to answer the zone's SOA; on failure, its log tail. */
+export async function startReference(options: ReferenceStart): Promise<DnsServer> {
+  const started = Date.now();
+  const child = spawnPinned(options.binary, options.args, options.cpus);
+  const log = watchLog(child);
+  const stop = async () => {
+    await terminate(child);
+    fs.rmSync(options.dir, { recursive: true, force: true });
+  };
+  try {
+    const ready = await waitForSoa(options.port, options.zone, () => hasExited(child), options.timeoutMs);
+    return {
+      name: options.name,
+      pid: child.pid!,
+      port: options.port,
+      description: options.description,
+      readyMs: ready - started,
+      log,
+      hasExited: () => hasExited(child),
+      stop,
+    };
+  } catch (e) {
+    const text = log.tail();
+    await stop();
+    throw new Error(`${options.name} did not start: ${e instanceof Error ? e.message : String(e)}\n${text}`, { cause: e });
+  }
 }
