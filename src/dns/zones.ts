@@ -5,7 +5,7 @@ import { conflict } from '../errors.ts';
 import { notifyOtherNodes, type ZoneChange } from '../events/change-feed.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { upsertRrset, zoneRrsets } from '../store/rrsets.ts';
-import { deleteZone as deleteZoneRow, findZoneByName, insertZone, listZones as listZoneRows, type ZoneFilter, type ZoneOrder } from '../store/zones.ts';
+import { deleteZone as deleteZoneRow, insertZone, listZones as listZoneRows, type ZoneFilter, type ZoneOrder } from '../store/zones.ts';
 import { callerZone } from './access.ts';
 import { commitZoneChange } from './commit.ts';
 import type { DnsContext } from './context.ts';
@@ -26,7 +26,6 @@ export async function createZone(ctx: DnsContext, caller: Principal, body: ZoneB
   const name = zoneName(body.name);
   const values = validateZoneBody(body);
   const now = new Date().toISOString();
-  if (await findZoneByName(ctx.store.db, name)) throw conflict(`zone ${name} already exists`);
   try {
     const zone = await ctx.store.db.transaction().execute(async (tx) => {
       const row = await insertZone(tx, {
@@ -67,7 +66,7 @@ export async function createZone(ctx: DnsContext, caller: Principal, body: ZoneB
     await ctx.changes.publish(zone);
     return { id: zone.zoneId, warnings: [] };
   } catch (e) {
-    // Two creators raced for the same name: the unique index decides.
+    // The name exists in some account (or two creators raced): the unique index decides.
     if (isUniqueViolation(e)) throw conflict(`zone ${name} already exists`);
     throw e;
   }

@@ -6,10 +6,6 @@ import type { ZonesTable } from './schema.ts';
 
 export type ZoneRow = Selectable<ZonesTable>;
 
-export function findZoneByName(db: Db, name: string): Promise<ZoneRow | undefined> {
-  return db.selectFrom('zones').selectAll().where('name', '=', name).executeTakeFirst();
-}
-
 export function findAccountZone(db: Db, accountId: number, name: string): Promise<ZoneRow | undefined> {
   return db.selectFrom('zones').selectAll().where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
 }

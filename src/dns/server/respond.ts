@@ -130,10 +130,6 @@ export interface Responder {
 
 export function respond(server: Responder, message: Buffer, transport: Transport): Buffer | undefined {
   const { zones, cache, geo, metrics } = server;
-  const remember = (key: string, answer: CachedAnswer): CachedAnswer => {
-    cache.set(key, answer);
-    return answer;
-  };
   // Responses (QR set) are never answered: that is how reflection loops start.
   if (message.length >= 3 && ((message[2] ?? 0) & 0x80) !== 0) return undefined;
   let query: Query;
@@ -163,7 +159,7 @@ export function respond(server: Responder, message: Buffer, transport: Transport
     const parent = query.name.slice(query.name.indexOf('.') + 1);
     zone = (query.name.includes('.') ? zones.find(parent) : undefined) ?? zone;
   }
-  if (zone === undefined) return emit(query, remember(key, compose(query, empty(false), shape, rcode.refused)), shape, 0);
+  if (zone === undefined) return emit(query, cache.set(key, compose(query, empty(false), shape, rcode.refused)), shape, 0);
 
   const used = { pickers: false };
   const sections = lookup(zones, zone, query.name, query.qtype, { udp: transport.udp, select: selector(query, transport, geo, used) });
@@ -171,5 +167,5 @@ export function respond(server: Responder, message: Buffer, transport: Transport
   // Tailored answers are not cached; their ECS scope says how much of the client's subnet the
   // answer depended on (RFC 7871 §7.2.1).
   if (used.pickers) return emit(query, answer, shape, query.edns?.clientSubnet?.sourcePrefix ?? 0);
-  return emit(query, remember(key, answer), shape, 0);
+  return emit(query, cache.set(key, answer), shape, 0);
 }

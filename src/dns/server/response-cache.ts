@@ -32,13 +32,15 @@ export class ResponseCache {
     return this.#entries.get(key);
   }
 
-  set(key: string, answer: CachedAnswer): void {
+  /** Keeps the answer and hands it back. */
+  set(key: string, answer: CachedAnswer): CachedAnswer {
     if (this.#entries.size >= maxEntries) {
       // Oldest first: Map keeps insertion order.
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
     this.#entries.set(key, answer);
+    return answer;
   }
 }
 
