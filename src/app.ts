@@ -28,13 +28,13 @@ export interface Service {
 /** Each started part's stop, run in reverse order of starting. */
 type Stop = () => Promise<void>;
 
-async function startApi(config: Config, store: Store, logger: Logger, shared: { changes: ChangeFeed; metrics: Metrics }, stops: Stop[]): Promise<string> {
+async function startApi(config: Config, store: Store, logger: Logger, shared: { changes: ChangeFeed; metrics: Metrics; secretKey: Uint8Array }, stops: Stop[]): Promise<string> {
   const { changes, metrics } = shared;
   await bootstrap(config, store);
   const key = loadOrCreateKey(config.dataDir, 'jwt-signing.key', config.jwtSecret);
   const delivery = startWebhookDelivery({ db: store.db, logger, allowPrivate: config.webhookAllowPrivate });
   stops.push(() => delivery.stop());
-  const secrets = sealer(loadOrCreateKey(config.dataDir, 'secret.key', config.secretKey));
+  const secrets = sealer(shared.secretKey);
   const dns: DnsContext = { store, config, sealer: secrets, changes, wakeWebhooks: () => delivery.wake() };
   const security: SecurityContext = { store, config, sealer: secrets, changes: new ChangeFeed<ResourceChange>() };
   const http = await buildHttpServer({
@@ -70,6 +70,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const changes = new ChangeFeed();
     const metrics = createMetrics();
     const api = config.roles.includes('api');
+    // The API seals private keys with it, and the DNS server opens the zones' DNSSEC keys.
+    const secretKey = loadOrCreateKey(config.dataDir, 'secret.key', config.secretKey);
     // DNS first: its zones are loaded before the API can change them.
     if (config.roles.includes('dns')) {
       const dns = await startDnsRole({
@@ -83,11 +85,12 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         workers: config.dnsWorkers,
         dataDir: config.dataDir,
         logLevel: config.logLevel,
+        secretKey,
       });
       metrics.addSource(() => dns.workerMetrics());
       stops.push(() => dns.stop());
     }
-    const url = api ? await startApi(config, store, logger, { changes, metrics }, stops) : undefined;
+    const url = api ? await startApi(config, store, logger, { changes, metrics, secretKey }, stops) : undefined;
     return { url, stop: stopAll };
   } catch (e) {
     await stopAll();

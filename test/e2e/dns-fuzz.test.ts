@@ -354,6 +354,9 @@ describe('DNS server under malformed and random input', () => {
       const written = await dns.put(zone, name, type, records as unknown as unknown[][]);
       assert.equal(written.status, 200, written.text);
     }
+    // Signed, so that queries with the DO bit also run through signing and generated denial.
+    const signed = await call(service.url, 'PATCH', `/dns/v2/zones/${zone}/dnssec`, { auth, body: { enabled: true } });
+    assert.equal(signed.status, 200, signed.text);
     await assertHealthy(service.dnsPort, 'before fuzzing');
   });
   after(() => service.dispose());

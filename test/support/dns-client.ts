@@ -37,7 +37,7 @@ export function buildQuery(name: string, type: string, options: QueryOptions = {
   });
 }
 
-export function udpExchange(port: number, message: Buffer, timeoutMs = 2000): Promise<Buffer> {
+export function udpExchange(port: number, message: Buffer, timeoutMs = 2000, host = '127.0.0.1'): Promise<Buffer> {
   const socket = dgram.createSocket('udp4');
   return new Promise<Buffer>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -49,7 +49,7 @@ export function udpExchange(port: number, message: Buffer, timeoutMs = 2000): Pr
       socket.close();
       resolve(reply);
     });
-    socket.send(message, port, '127.0.0.1');
+    socket.send(message, port, host);
   });
 }
 

@@ -48,6 +48,11 @@ export function keyTag(rdata: Buffer): number {
   return sum & 0xffff;
 }
 
+/** The associated data a zone's private key is sealed with, binding it to its zone. */
+export function sealContext(zoneId: number): string {
+  return `dnssec-key:${String(zoneId)}`;
+}
+
 export interface DelegationSigner {
   keyTag: number;
   algorithm: number;

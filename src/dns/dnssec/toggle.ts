@@ -8,14 +8,10 @@ import type { DnssecKeysTable } from '../../store/schema.ts';
 import { callerZone } from '../access.ts';
 import { commitZoneChange } from '../commit.ts';
 import type { DnsContext } from '../context.ts';
-import { delegationSigner, generateZoneKey } from './keys.ts';
+import { delegationSigner, generateZoneKey, sealContext } from './keys.ts';
 
 /** The DS is published at the parent with this TTL in the text form we hand out. */
 const dsTtl = 3600;
-
-function sealContext(zoneId: number): string {
-  return `dnssec-key:${String(zoneId)}`;
-}
 
 function findKey(db: Db, zoneId: number): Promise<DnssecKeysTable | undefined> {
   return db.selectFrom('dnssec_keys').selectAll().where('zone_id', '=', zoneId).executeTakeFirst();

@@ -6,6 +6,7 @@ import type { Registry } from 'prom-client';
 import type { ListenAddress } from '../../config.ts';
 import type { ChangeFeed } from '../../events/change-feed.ts';
 import type { Store } from '../../store/database.ts';
+import { sealer } from '../../crypto/sealed.ts';
 import { openGeo } from '../../geo/geoip.ts';
 import { followStore, type Follower } from './follow-store.ts';
 import { dnsMetrics } from './metrics.ts';
@@ -34,6 +35,8 @@ export interface DnsServerOptions {
   metrics: Registry;
   /** Other workers bind the same address (SO_REUSEPORT). */
   shared: boolean;
+  /** The service's secret key: opens the zones' sealed DNSSEC keys. */
+  secretKey: Uint8Array;
 }
 
 /**
@@ -55,7 +58,7 @@ async function bindBoth(options: DnsServerOptions, handler: Handler, tcpHandler:
 }
 
 export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
-  const zones = new ServedZones(options.store.db);
+  const zones = new ServedZones(options.store.db, sealer(options.secretKey));
   const started = Date.now();
   await zones.loadAll();
   let follower: Follower | undefined;

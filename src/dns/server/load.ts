@@ -1,6 +1,9 @@
 // Building zone views from the store: a whole zone at start or after a zone-wide change, and only
 // the touched owner names after an RRset change (so a write to a large zone costs one name's reads).
+import type { Sealer } from '../../crypto/sealed.ts';
 import type { Db } from '../../store/database.ts';
+import type { ZoneSigner } from '../dnssec/signer.ts';
+import { zoneSigner } from '../dnssec/signing-key.ts';
 import { rrsetsAtName, withRecords, zoneRrsets, type RrsetWithRecords } from '../../store/rrsets.ts';
 import type { ZoneRow } from '../../store/zones.ts';
 import { compileMeta, emptyMatch } from '../pickers/record-match.ts';
@@ -11,14 +14,14 @@ import { parseJson } from '../views.ts';
 import { soaRdata } from './soa-rdata.ts';
 import { ZoneView, type ZoneHead, type ZoneNode } from './zone-view.ts';
 
-export function zoneHead(zone: ZoneRow): ZoneHead {
+export function zoneHead(zone: ZoneRow, signer: ZoneSigner | undefined): ZoneHead {
   return {
     id: zone.id,
     name: zone.name,
     serial: zone.serial,
     soaRdata: soaRdata(zone),
     negativeTtl: zone.nx_ttl,
-    dnssec: zone.dnssec_enabled === 1,
+    signer,
   };
 }
 
@@ -80,8 +83,8 @@ function nodeOf(rrsets: RrsetWithRecords[]): ZoneNode {
   return node;
 }
 
-export async function loadZone(db: Db, zone: ZoneRow): Promise<ZoneView> {
-  const view = new ZoneView(zoneHead(zone));
+export async function loadZone(db: Db, sealer: Sealer, zone: ZoneRow): Promise<ZoneView> {
+  const view = new ZoneView(zoneHead(zone, await zoneSigner(db, sealer, zone)));
   const byName = Map.groupBy(await zoneRrsets(db, zone.id), (r) => r.name);
   for (const [name, rrsets] of byName) view.setNode(name, nodeOf(rrsets));
   return view;
@@ -91,5 +94,6 @@ export async function refreshNames(db: Db, view: ZoneView, zone: ZoneRow, names:
   for (const name of names) {
     view.setNode(name, nodeOf(await withRecords(db, await rrsetsAtName(db, zone.id, name))));
   }
-  view.head = zoneHead(zone);
+  // A change of names keeps the key: turning DNSSEC on or off reloads the whole zone.
+  view.head = zoneHead(zone, view.head.signer);
 }

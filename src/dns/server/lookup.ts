@@ -1,5 +1,9 @@
 // The authoritative lookup (RFC 1034 §4.3.2, RFC 2308, RFC 4592, RFC 6604, RFC 8482): from a
-// question to the answer, authority and additional sections. Pure over the zone views.
+// question to the answer, authority and additional sections. Pure over the zone views. For a query
+// with the DO bit to a zone with DNSSEC on, each authoritative RRset carries its RRSIG and every
+// negative or wildcard answer its proof (RFC 4035 §3.1, RFC 9824).
+import { nameErrorProof, noCloserMatchProof, noDataProof, nsecType } from '../dnssec/denial.ts';
+import { maxSignedTtl, rrsigType, type ZoneSigner } from '../dnssec/signer.ts';
 import type { ServedZones } from './served-zones.ts';
 import type { WireRecord } from './response.ts';
 import { parentOf, type ServedRrset, type ZoneNode, type ZoneView } from './zone-view.ts';
@@ -21,16 +25,45 @@ export interface LookupOptions {
   udp: boolean;
   /** Chooses the records of an RRset for this query (pickers); identity when static. */
   select: (rrset: ServedRrset) => ServedRrset['records'];
+  /** The query's DO bit: signed zones answer with signatures and proofs. */
+  dnssecOk: boolean;
+  /** The query's CO bit (RFC 9824 §4): a compact proof of a missing name keeps NXDOMAIN. */
+  compactOk: boolean;
 }
 
 const maxChain = 16;
 
-function records(owner: string, rrset: ServedRrset, options: LookupOptions): WireRecord[] {
+/** Records of an RRset as answered, without signature (glue, referral NS, additional data). */
+function plain(owner: string, rrset: ServedRrset, options: LookupOptions): WireRecord[] {
   return options.select(rrset).map((r) => ({ name: owner, type: rrset.type, ttl: rrset.ttl, rdata: r.rdata, parts: r.parts }));
 }
 
-function soaRecord(zone: ZoneView): WireRecord {
-  return { name: zone.name, type: type.soa, ttl: zone.head.negativeTtl, rdata: zone.head.soaRdata };
+/**
+ * Authoritative records of an RRset, signed when the zone signs this answer. `signedAs` is the
+ * owner the signature is made for: the wildcard's name when the RRset answers through it.
+ */
+function authoritative(signer: ZoneSigner | undefined, owner: string, rrset: ServedRrset, options: LookupOptions, signedAs = owner): WireRecord[] {
+  if (signer === undefined) return plain(owner, rrset, options);
+  const chosen = options.select(rrset);
+  if (chosen.length === 0) return [];
+  const ttl = Math.min(rrset.ttl, maxSignedTtl);
+  const out: WireRecord[] = chosen.map((r) => ({ name: owner, type: rrset.type, ttl, rdata: r.rdata, parts: r.parts }));
+  out.push({ name: owner, type: rrsigType, ttl, rdata: signer.rrsetSignature(rrset, chosen, signedAs) });
+  return out;
+}
+
+function soaRecords(zone: ZoneView, signer: ZoneSigner | undefined, ttl: number): WireRecord[] {
+  const soa: WireRecord = { name: zone.name, type: type.soa, ttl, rdata: zone.head.soaRdata };
+  const rrset = zone.node(zone.name)?.get(type.soa);
+  if (signer === undefined || rrset === undefined) return [soa];
+  return [soa, { name: zone.name, type: rrsigType, ttl, rdata: signer.rrsetSignature(rrset, rrset.records, zone.name) }];
+}
+
+/** The types an NSEC lists for a name: at a delegation only what the parent holds there (NS, DS). */
+function typesAt(zone: ZoneView, name: string, node: ZoneNode | undefined): number[] {
+  if (node === undefined) return [];
+  if (name !== zone.name && node.has(type.ns)) return node.has(type.ds) ? [type.ns, type.ds] : [type.ns];
+  return [...node.keys()];
 }
 
 /** The closest delegation at or above `name` and below the apex; `name` itself only if not asking DS. */
@@ -52,29 +85,80 @@ function addresses(zone: ZoneView, targets: (string | undefined)[], options: Loo
     const node = zone.node(target);
     for (const t of [type.a, type.aaaa]) {
       const rrset = node?.get(t);
-      if (rrset) out.push(...records(target, rrset, options));
+      if (rrset) out.push(...plain(target, rrset, options));
     }
   }
   return out;
 }
 
-function referral(zone: ZoneView, cut: { cut: string; ns: ServedRrset }, sections: Sections, options: LookupOptions): void {
-  sections.authority.push(...records(cut.cut, cut.ns, options));
+function referral(zone: ZoneView, signer: ZoneSigner | undefined, cut: { cut: string; ns: ServedRrset }, sections: Sections, options: LookupOptions): void {
+  sections.authority.push(...plain(cut.cut, cut.ns, options));
+  if (signer !== undefined) {
+    // A secure delegation shows its signed DS; an insecure one the NSEC proving there is none.
+    const node = zone.node(cut.cut);
+    const ds = node?.get(type.ds);
+    if (ds !== undefined) sections.authority.push(...authoritative(signer, cut.cut, ds, options));
+    else sections.authority.push(...noDataProof(signer, zone.name, cut.cut, typesAt(zone, cut.cut, node), zone.head.negativeTtl));
+  }
   const glue = addresses(zone, cut.ns.records.map((r) => r.target), options);
   sections.additional.push(...glue);
   sections.requiredAdditional += glue.length;
 }
 
+interface Answering {
+  node: ZoneNode | undefined;
+  exists: boolean;
+  /** Set when a wildcard answers: its owner and the closest encloser it hangs from. */
+  wildcard?: { owner: string; encloser: string } | undefined;
+}
+
 /** The node that answers for `name`: itself, or the wildcard that covers it (RFC 4592 §3.3.1). */
-function answeringNode(zone: ZoneView, name: string): { node: ZoneNode | undefined; exists: boolean } {
+function answeringNode(zone: ZoneView, name: string): Answering {
   const own = zone.node(name);
   if (own !== undefined) return { node: own, exists: true };
   if (zone.exists(name)) return { node: undefined, exists: true };
   // The closest encloser: the longest existing ancestor; an empty non-terminal blocks wildcards above it.
-  let encloser = parentOf(name);
-  while (encloser !== undefined && encloser !== zone.name && !zone.exists(encloser)) encloser = parentOf(encloser);
-  const wildcard = zone.node(`*.${encloser ?? zone.name}`);
-  return { node: wildcard, exists: wildcard !== undefined };
+  let encloser = parentOf(name) ?? zone.name;
+  while (encloser !== zone.name && !zone.exists(encloser)) encloser = parentOf(encloser) ?? zone.name;
+  const owner = encloser === '' ? '*' : `*.${encloser}`;
+  const wildcard = zone.node(owner);
+  return { node: wildcard, exists: wildcard !== undefined, wildcard: wildcard === undefined ? undefined : { owner, encloser } };
+}
+
+/** The encloser's child on the way down to `name`. */
+function nextCloser(name: string, encloser: string): string {
+  let closer = name;
+  for (let up = parentOf(closer); up !== undefined && up !== encloser; up = parentOf(up)) closer = up;
+  return closer;
+}
+
+/** For an answer through a wildcard: the proof that the question's name has no closer match. */
+function closerProof(zone: ZoneView, signer: ZoneSigner | undefined, name: string, wildcard: Answering['wildcard']): WireRecord[] {
+  if (signer === undefined || wildcard === undefined) return [];
+  const encloser = { name: wildcard.encloser, types: typesAt(zone, wildcard.encloser, zone.node(wildcard.encloser)) };
+  return noCloserMatchProof(signer, zone.name, nextCloser(name, wildcard.encloser), encloser, zone.head.negativeTtl);
+}
+
+/** NODATA: the SOA, and for a signed answer the NSEC listing what the name does hold. */
+function noData(zone: ZoneView, signer: ZoneSigner | undefined, name: string, types: number[], ttl: number, sections: Sections): void {
+  sections.authority.push(...soaRecords(zone, signer, ttl));
+  if (signer !== undefined) sections.authority.push(...noDataProof(signer, zone.name, name, types, ttl));
+}
+
+/** The records answering `qtype` at a node, or undefined when it holds none (then NODATA). */
+function positive(zone: ZoneView, signer: ZoneSigner | undefined, name: string, node: ZoneNode, qtype: number, options: LookupOptions, signedAs: string): WireRecord[] | undefined {
+  if (qtype === type.any || (qtype === rrsigType && signer !== undefined)) {
+    // RFC 8482: over UDP, one RRset stands for the node; an RRSIG query gets the signatures alone.
+    const all = [...node.values()].sort((a, b) => a.type - b.type);
+    const out: WireRecord[] = [];
+    for (const rrset of options.udp ? all.slice(0, 1) : all) {
+      const records = authoritative(signer, name, rrset, options, signedAs);
+      out.push(...(qtype === rrsigType ? records.filter((r) => r.type === rrsigType) : records));
+    }
+    return out.length > 0 ? out : undefined;
+  }
+  const wanted = node.get(qtype);
+  return wanted === undefined ? undefined : authoritative(signer, name, wanted, options, signedAs);
 }
 
 export function lookup(zones: ServedZones, first: ZoneView, qname: string, qtype: number, options: LookupOptions): Sections {
@@ -84,44 +168,54 @@ export function lookup(zones: ServedZones, first: ZoneView, qname: string, qtype
   let name = qname;
   for (let step = 0; step < maxChain; step++) {
     seen.add(name);
+    const signer = options.dnssecOk ? zone.head.signer : undefined;
+    const negativeTtl = zone.head.negativeTtl;
     const cut = delegation(zone, name, qtype);
     if (cut !== undefined) {
       // A referral for the question itself is not authoritative; after a CNAME it rides along.
       if (step === 0) sections.authoritative = false;
-      referral(zone, cut, sections, options);
+      referral(zone, signer, cut, sections, options);
       return sections;
     }
-    const { node, exists } = answeringNode(zone, name);
+    const { node, exists, wildcard } = answeringNode(zone, name);
     if (!exists) {
-      sections.rcode = 3;
-      sections.authority.push(soaRecord(zone));
+      sections.authority.push(...soaRecords(zone, signer, negativeTtl));
+      if (signer === undefined || options.compactOk) sections.rcode = 3;
+      if (signer !== undefined) sections.authority.push(...nameErrorProof(signer, zone.name, name, negativeTtl));
       return sections;
     }
-    const wanted = node?.get(qtype);
-    if (qtype === type.any && node !== undefined && node.size > 0) {
-      const all = [...node.values()].sort((a, b) => a.type - b.type);
-      for (const rrset of options.udp ? all.slice(0, 1) : all) sections.answer.push(...records(name, rrset, options));
+    // A wildcard's answer is signed as the wildcard and proven to be the closest match.
+    const signedAs = wildcard?.owner ?? name;
+    // Online signing has no NSEC chain: an NSEC query gets the one a NODATA would carry.
+    if (qtype === nsecType && signer !== undefined) {
+      sections.answer.push(...noDataProof(signer, zone.name, name, typesAt(zone, name, node), negativeTtl));
       return sections;
     }
-    const chosen = wanted === undefined ? [] : records(name, wanted, options);
-    if (wanted !== undefined && chosen.length === 0) {
-      // Pickers left nothing: a NODATA cached no longer than the RRset itself would have been.
-      sections.authority.push({ ...soaRecord(zone), ttl: Math.min(zone.head.negativeTtl, wanted.ttl) });
-      return sections;
-    }
-    if (wanted !== undefined) {
-      sections.answer.push(...chosen);
-      if (qtype === type.mx || qtype === type.srv || qtype === type.ns) {
+    const answer = node === undefined ? undefined : positive(zone, signer, name, node, qtype, options, signedAs);
+    if (answer !== undefined && answer.length > 0) {
+      sections.answer.push(...answer);
+      sections.authority.push(...closerProof(zone, signer, name, wildcard));
+      const wanted = node?.get(qtype);
+      if (wanted !== undefined && (qtype === type.mx || qtype === type.srv || qtype === type.ns)) {
         sections.additional.push(...addresses(zone, options.select(wanted).map((r) => r.target), options));
       }
       return sections;
     }
-    const cname = node?.get(type.cname);
-    if (cname === undefined || qtype === type.cname) {
-      sections.authority.push(soaRecord(zone));
+    const wanted = node?.get(qtype);
+    if (wanted !== undefined) {
+      // Pickers left nothing: a NODATA cached no longer than the RRset itself would have been.
+      const ttl = Math.min(negativeTtl, wanted.ttl);
+      noData(zone, signer, name, typesAt(zone, name, node).filter((t) => t !== qtype), ttl, sections);
       return sections;
     }
-    sections.answer.push(...records(name, cname, options));
+    const cname = node?.get(type.cname);
+    if (cname === undefined || qtype === type.cname) {
+      // A wildcard's NODATA is shown as the name's own (RFC 9824 §3.4): no separate closer proof.
+      noData(zone, signer, name, typesAt(zone, name, node), negativeTtl, sections);
+      return sections;
+    }
+    sections.answer.push(...authoritative(signer, name, cname, options, signedAs));
+    sections.authority.push(...closerProof(zone, signer, name, wildcard));
     const target = cname.records[0]?.target;
     const next = target === undefined ? undefined : zones.find(target);
     // The chain ends at a name we do not host, or at a loop: the resolver takes it from there.

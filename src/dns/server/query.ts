@@ -14,6 +14,8 @@ export interface Edns {
   udpSize: number;
   version: number;
   dnssecOk: boolean;
+  /** CO, Compact Answers OK (RFC 9824 §4): the client takes NXDOMAIN with compact denial. */
+  compactOk: boolean;
   clientSubnet: ClientSubnet | undefined;
   /** The ECS option was present but malformed: RFC 7871 §7.1.2 wants FORMERR. */
   badClientSubnet: boolean;
@@ -39,13 +41,14 @@ const ecsOption = 8;
 
 /**
  * A label as text, lower case. DNS compares ASCII letters only without case (other octets are
- * left alone), and a dot inside a label must not split it. Most labels need neither change.
+ * left alone); a dot or backslash inside a label is escaped (see wire/name.ts). Most labels need
+ * neither change.
  */
 function labelText(message: Buffer, start: number, end: number): string {
   let plain = true;
   for (let i = start; i < end; i++) {
     const c = message[i] ?? 0;
-    if ((c >= 0x41 && c <= 0x5a) || c === 0x2e) {
+    if ((c >= 0x41 && c <= 0x5a) || c === 0x2e || c === 0x5c) {
       plain = false;
       break;
     }
@@ -55,7 +58,7 @@ function labelText(message: Buffer, start: number, end: number): string {
   let out = '';
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    out += c === 0x2e ? '\\.' : String.fromCharCode(c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
+    out += c === 0x2e || c === 0x5c ? `\\${String.fromCharCode(c)}` : String.fromCharCode(c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
   }
   return out;
 }
@@ -119,6 +122,7 @@ function readOpt(message: Buffer, start: number): { edns: Edns; end: number } {
   const udpSize = message.readUInt16BE(next + 2);
   const version = message[next + 5] ?? 0;
   const dnssecOk = ((message[next + 6] ?? 0) & 0x80) !== 0;
+  const compactOk = ((message[next + 6] ?? 0) & 0x40) !== 0;
   const rdlength = message.readUInt16BE(next + 8);
   const end = next + 10 + rdlength;
   if (end > message.length) throw new QueryError('OPT RDATA runs past the message');
@@ -135,7 +139,7 @@ function readOpt(message: Buffer, start: number): { edns: Edns; end: number } {
     }
     at += 4 + length;
   }
-  return { edns: { udpSize, version, dnssecOk, clientSubnet, badClientSubnet }, end };
+  return { edns: { udpSize, version, dnssecOk, compactOk, clientSubnet, badClientSubnet }, end };
 }
 
 /** Parses a query. Throws QueryError for malformed input (the header is then still usable). */

@@ -2,6 +2,8 @@
 // → lookup → encode, with EDNS (RFC 6891), the ECS echo (RFC 7871) and truncation.
 import { lookup, type as rrType, type LookupOptions, type Sections } from './lookup.ts';
 import type { GeoLookup } from '../../geo/geoip.ts';
+import { nxnameType } from '../dnssec/denial.ts';
+import { signingEpoch } from '../dnssec/signer.ts';
 import { applyPickers } from '../pickers/chain.ts';
 import { requester, subnetAddress, type Requester } from '../pickers/requester.ts';
 import type { DnsMetrics } from './metrics.ts';
@@ -96,7 +98,7 @@ function emit(query: Query, answer: CachedAnswer, shape: Layout, scope: number):
   writer.raw(answer.body);
   const counts: [number, number, number, number] = [1, ...answer.counts];
   if (query.edns) {
-    writer.opt(maxUdpPayload, answer.rcode >> 4, query.edns.dnssecOk, ecsOption(query, scope));
+    writer.opt(maxUdpPayload, answer.rcode >> 4, { dnssecOk: query.edns.dnssecOk, compactOk: query.edns.compactOk }, ecsOption(query, scope));
     counts[3] += 1;
   }
   return writer.finish({ id: query.id, queryFlags: query.flags, authoritative: answer.authoritative, truncated: answer.truncated, rcode: answer.rcode, counts });
@@ -144,11 +146,15 @@ export function respond(server: Responder, message: Buffer, transport: Transport
   if (query.edns?.badClientSubnet === true) return encode(query, empty(false), transport, rcode.formErr);
   // Class ANY asks the same data as IN for an authoritative server.
   if ((query.qclass !== classIn && query.qclass !== classAny) || transferTypes.has(query.qtype)) return encode(query, empty(false), transport, rcode.refused);
-  if (query.qtype === 41) return encode(query, empty(false), transport, rcode.formErr);
+  // OPT belongs in the additional section; NXNAME only in compact proofs (RFC 9824 §3.5).
+  if (query.qtype === 41 || query.qtype === nxnameType) return encode(query, empty(false), transport, rcode.formErr);
 
   const shape = layout(query, transport);
-  const key = cacheKey(query.name, query.qtype, shape.limit, shape.reserved, query.edns?.dnssecOk === true);
-  cache.sync(zones.version);
+  const dnssecOk = query.edns?.dnssecOk === true;
+  const compactOk = query.edns?.compactOk === true;
+  const key = cacheKey(query.name, query.qtype, shape.limit, shape.reserved, dnssecOk, compactOk);
+  // Signed answers carry the signatures of one signing epoch: the next one starts afresh.
+  cache.sync(zones.version, signingEpoch());
   const cached = cache.get(key);
   metrics?.cache(cached !== undefined);
   if (cached !== undefined) return emit(query, cached, shape, 0);
@@ -162,7 +168,7 @@ export function respond(server: Responder, message: Buffer, transport: Transport
   if (zone === undefined) return emit(query, cache.set(key, compose(query, empty(false), shape, rcode.refused)), shape, 0);
 
   const used = { pickers: false };
-  const sections = lookup(zones, zone, query.name, query.qtype, { udp: transport.udp, select: selector(query, transport, geo, used) });
+  const sections = lookup(zones, zone, query.name, query.qtype, { udp: transport.udp, select: selector(query, transport, geo, used), dnssecOk, compactOk });
   const answer = compose(query, sections, shape, sections.rcode);
   // Tailored answers are not cached; their ECS scope says how much of the client's subnet the
   // answer depended on (RFC 7871 §7.2.1).

@@ -1,7 +1,7 @@
 // Hot answers kept ready: the sections of an untailored answer (everything after the question and
-// before the OPT record), reused for the next query with the same name, type, size limit and DO bit.
-// Answers shaped by pickers are never cached, so no requester can get another's tailored answer;
-// any zone change empties the cache.
+// before the OPT record), reused for the next query with the same name, type, size limit, DO and
+// CO bits. Answers shaped by pickers are never cached, so no requester can get another's tailored
+// answer; any zone change, and the start of a new signing epoch, empties the cache.
 
 export interface CachedAnswer {
   authoritative: boolean;
@@ -19,12 +19,14 @@ const maxEntries = 50_000;
 export class ResponseCache {
   readonly #entries = new Map<string, CachedAnswer>();
   #version = -1;
+  #epoch = -1;
 
-  /** Drops everything when the served zones have changed since the entries were made. */
-  sync(version: number): void {
-    if (version !== this.#version) {
+  /** Drops everything when the served zones or the signing epoch have changed since the entries were made. */
+  sync(version: number, epoch: number): void {
+    if (version !== this.#version || epoch !== this.#epoch) {
       this.#entries.clear();
       this.#version = version;
+      this.#epoch = epoch;
     }
   }
 
@@ -44,6 +46,6 @@ export class ResponseCache {
   }
 }
 
-export function cacheKey(name: string, qtype: number, limit: number, reserved: number, dnssecOk: boolean): string {
-  return `${name}|${String(qtype)}|${String(limit)}|${String(reserved)}|${dnssecOk ? '1' : '0'}`;
+export function cacheKey(name: string, qtype: number, limit: number, reserved: number, dnssecOk: boolean, compactOk: boolean): string {
+  return `${name}|${String(qtype)}|${String(limit)}|${String(reserved)}|${dnssecOk ? '1' : '0'}${compactOk ? '1' : '0'}`;
 }

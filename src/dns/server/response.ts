@@ -1,6 +1,8 @@
 // Building a response on the wire: header, the question echoed byte for byte, then records with
 // owner-name compression (RFC 1035 §4.1.4). RDATA arrives pre-encoded and is copied as is.
 
+import { labelEnd, labelOctets } from '../wire/name.ts';
+
 export const rcode = { noError: 0, formErr: 1, servFail: 2, nxDomain: 3, notImp: 4, refused: 5, badVers: 16 } as const;
 
 const flagQr = 0x8000;
@@ -65,17 +67,20 @@ export class ResponseWriter {
         this.#length += 2;
         return true;
       }
-      const dot = rest.indexOf('.');
-      const label = dot < 0 ? rest : rest.slice(0, dot);
-      if (this.#length + 1 + label.length > this.#buffer.length - this.#reserved) return false;
+      const end = labelEnd(rest, 0);
+      const text = rest.slice(0, end);
+      const label = text.includes('\\') ? labelOctets(text) : undefined;
+      const size = label?.length ?? text.length;
+      if (this.#length + 1 + size > this.#buffer.length - this.#reserved) return false;
       if (this.#length <= maxPointerOffset) {
         this.#names.set(rest, this.#length);
         added.push(rest);
       }
-      this.#buffer[this.#length] = label.length;
-      this.#buffer.write(label, this.#length + 1, 'latin1');
-      this.#length += 1 + label.length;
-      rest = dot < 0 ? '' : rest.slice(dot + 1);
+      this.#buffer[this.#length] = size;
+      if (label === undefined) this.#buffer.write(text, this.#length + 1, 'latin1');
+      else label.copy(this.#buffer, this.#length + 1);
+      this.#length += 1 + size;
+      rest = end >= rest.length ? '' : rest.slice(end + 1);
     }
     if (this.#length + 1 > this.#buffer.length - this.#reserved) return false;
     this.#buffer[this.#length++] = 0;
@@ -123,8 +128,8 @@ export class ResponseWriter {
     return Buffer.from(this.#buffer.subarray(start, this.#length));
   }
 
-  /** The OPT pseudo-record (RFC 6891 §6.1.2). */
-  opt(udpSize: number, extendedRcode: number, dnssecOk: boolean, options: Buffer): boolean {
+  /** The OPT pseudo-record (RFC 6891 §6.1.2); DO and CO (RFC 9824 §4) are echoed. */
+  opt(udpSize: number, extendedRcode: number, flags: { dnssecOk: boolean; compactOk: boolean }, options: Buffer): boolean {
     if (this.#length + 11 + options.length > this.#buffer.length) return false;
     const b = this.#buffer;
     b[this.#length] = 0;
@@ -132,7 +137,7 @@ export class ResponseWriter {
     b.writeUInt16BE(udpSize, this.#length + 3);
     b[this.#length + 5] = extendedRcode;
     b[this.#length + 6] = 0;
-    b.writeUInt16BE(dnssecOk ? 0x8000 : 0, this.#length + 7);
+    b.writeUInt16BE((flags.dnssecOk ? 0x8000 : 0) | (flags.compactOk ? 0x4000 : 0), this.#length + 7);
     b.writeUInt16BE(options.length, this.#length + 9);
     options.copy(b, this.#length + 11);
     this.#length += 11 + options.length;

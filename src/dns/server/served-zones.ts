@@ -1,32 +1,32 @@
 // Every zone this server answers for, kept current from the change feed. Lookups walk the query
 // name's suffixes, so the most specific hosted zone answers.
+import type { Sealer } from '../../crypto/sealed.ts';
 import type { ZoneChange } from '../../events/change-feed.ts';
 import type { Db } from '../../store/database.ts';
 import type { ZoneRow } from '../../store/zones.ts';
 import { loadZone, refreshNames } from './load.ts';
-import type { ZoneView } from './zone-view.ts';
+import { parentOf, type ZoneView } from './zone-view.ts';
 
 export class ServedZones {
   readonly #zones = new Map<string, ZoneView>();
   readonly #db: Db;
+  readonly #sealer: Sealer;
   readonly #pending = new Map<string, Promise<void>>();
   /** Bumped after every applied change: cached answers from before are stale. */
   version = 0;
 
-  constructor(db: Db) {
+  constructor(db: Db, sealer: Sealer) {
     this.#db = db;
+    this.#sealer = sealer;
   }
 
   /** The most specific enabled zone containing `name`, if any. */
   find(name: string): ZoneView | undefined {
-    let rest = name;
-    for (;;) {
+    for (let rest: string | undefined = name; rest !== undefined; rest = parentOf(rest)) {
       const zone = this.#zones.get(rest);
       if (zone !== undefined) return zone;
-      if (rest === '') return undefined;
-      const dot = rest.indexOf('.');
-      rest = dot < 0 ? '' : rest.slice(dot + 1);
     }
+    return undefined;
   }
 
   get(name: string): ZoneView | undefined {
@@ -35,7 +35,7 @@ export class ServedZones {
 
   async loadAll(): Promise<void> {
     const zones = await this.#db.selectFrom('zones').selectAll().where('enabled', '=', 1).execute();
-    for (const zone of zones) this.#zones.set(zone.name, await loadZone(this.#db, zone));
+    for (const zone of zones) this.#zones.set(zone.name, await loadZone(this.#db, this.#sealer, zone));
   }
 
   /**
@@ -74,7 +74,7 @@ export class ServedZones {
     if (current !== undefined && change.names !== undefined && current.head.id === zone.id) {
       await refreshNames(this.#db, current, zone, change.names);
     } else {
-      this.#zones.set(zone.name, await loadZone(this.#db, zone));
+      this.#zones.set(zone.name, await loadZone(this.#db, this.#sealer, zone));
     }
   }
 

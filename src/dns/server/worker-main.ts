@@ -17,6 +17,7 @@ export interface WorkerData {
   logLevel: LogLevel;
   /** No API in this process: follow the store instead of the main thread's changes. */
   follow: boolean;
+  secretKey: Uint8Array;
 }
 
 export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'metrics' } | { kind: 'stop' };
@@ -47,6 +48,7 @@ try {
     geoipDb: data.geoipDb,
     metrics: registry,
     shared: true,
+    secretKey: data.secretKey,
   });
   port.on('message', (message: ToWorker) => {
     const work =

@@ -73,6 +73,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     geoipDb: options.geoipDb,
     logLevel: options.logLevel,
     follow: options.changes === undefined,
+    secretKey: options.secretKey,
   };
   const onFailure = (e: unknown) => options.logger.error({ err: e }, 'DNS worker failed');
   let threads: Thread[];

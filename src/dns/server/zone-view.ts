@@ -1,5 +1,7 @@
 // One zone as the server holds it: nodes by owner name, each with its RRsets pre-encoded, plus the
 // counts that tell empty non-terminals apart from names that do not exist (RFC 4592 §2.2.2).
+import type { ZoneSigner } from '../dnssec/signer.ts';
+import { labelEnd } from '../wire/name.ts';
 import { emptyMatch, type RecordMatch } from '../pickers/record-match.ts';
 import type { Picker } from '../pickers/validate.ts';
 
@@ -31,10 +33,20 @@ export interface ZoneHead {
   soaRdata: Buffer;
   /** TTL of the SOA and of negative answers (RFC 2308 §5: min of SOA TTL and MINIMUM). */
   negativeTtl: number;
-  dnssec: boolean;
+  /** Present while DNSSEC is on: signs answers, and its key is published at the apex. */
+  signer: ZoneSigner | undefined;
 }
 
 const soaType = 6;
+const dnskeyType = 48;
+const cdsType = 59;
+const cdnskeyType = 60;
+const keyTtl = 3600;
+
+/** An RRset the zone fields make (SOA) or the zone's key (DNSKEY, CDS, CDNSKEY), never pickers. */
+function fixedRrset(type: number, ttl: number, rdata: Buffer): ServedRrset {
+  return { type, ttl, records: [{ rdata, match: emptyMatch, target: undefined }], pickers: null };
+}
 
 export class ZoneView {
   #head: ZoneHead;
@@ -73,7 +85,13 @@ export class ZoneView {
   /** Replaces a node's RRsets; an empty map removes the node. The apex always holds the SOA. */
   setNode(name: string, rrsets: ZoneNode): void {
     if (name === this.#head.name) {
-      rrsets.set(soaType, { type: soaType, ttl: this.#head.negativeTtl, records: [{ rdata: this.#head.soaRdata, match: emptyMatch, target: undefined }], pickers: null });
+      rrsets.set(soaType, fixedRrset(soaType, this.#head.negativeTtl, this.#head.soaRdata));
+      const key = this.#head.signer?.key;
+      // CDS/CDNSKEY (RFC 7344) let a parent that scans for them keep its DS in step with the key.
+      for (const [type, rdata] of [[dnskeyType, key?.dnskey], [cdnskeyType, key?.dnskey], [cdsType, key?.ds]] as const) {
+        if (rdata === undefined) rrsets.delete(type);
+        else rrsets.set(type, fixedRrset(type, keyTtl, rdata));
+      }
     }
     const had = this.#nodes.has(name);
     const has = rrsets.size > 0;
@@ -96,8 +114,9 @@ export class ZoneView {
   }
 }
 
-/** `a.b.c` → `b.c`; undefined for a single label. */
+/** `a.b.c` → `b.c`, `c` → '' (the root), '' → undefined. */
 export function parentOf(name: string): string | undefined {
-  const dot = name.indexOf('.');
-  return dot < 0 ? (name === '' ? undefined : '') : name.slice(dot + 1);
+  if (name === '') return undefined;
+  const end = labelEnd(name, 0);
+  return end >= name.length ? '' : name.slice(end + 1);
 }
