@@ -9,7 +9,10 @@ export interface DnsperfOptions {
   port: number;
   /** A -B (binary, length-prefixed) query file. */
   file: string;
+  /** -l: run this long at most. */
   seconds: number;
+  /** -n: stop after this many passes through the file (when it comes before `seconds`). */
+  passes?: number;
   /** -c: clients (sockets). */
   clients: number;
   /** -q: queries outstanding at most. */
@@ -82,6 +85,7 @@ export async function dnsperf(options: DnsperfOptions): Promise<DnsperfResult> {
     '-s', '127.0.0.1',
     '-p', String(options.port),
     '-l', String(options.seconds),
+    ...(options.passes === undefined ? [] : ['-n', String(options.passes)]),
     '-c', String(options.clients),
     '-q', String(options.outstanding),
     '-T', String(options.threads),

@@ -180,6 +180,11 @@ export class EdgeplaneApi {
     return { created: (result.created as unknown[]).length, skipped: result.skipped };
   }
 
+  /** Turns DNSSEC on for the zone (the DNS server then signs its answers online). */
+  async enableDnssec(zone: string): Promise<void> {
+    await call(this.endpoint, { method: 'PATCH', path: `/dns/v2/zones/${zone}/dnssec`, headers: this.#headers, body: JSON.stringify({ enabled: true }) });
+  }
+
   async exportZone(zone: string): Promise<string> {
     const { raw_zone: raw } = await call(this.endpoint, { method: 'GET', path: `/dns/v2/zones/${zone}/export`, headers: this.#headers });
     return String(raw);

@@ -11,12 +11,15 @@ export interface ZoneSource {
   file: string;
 }
 
-export async function startKnot(source: ZoneSource, workers: number, cpus: string | undefined, timeoutMs = 120_000): Promise<DnsServer> {
+/** `signed`: Knot signs the zone when it loads it (its default policy: ECDSA P-256, NSEC) and serves the signed copy. */
+export async function startKnot(source: ZoneSource, workers: number, cpus: string | undefined, timeoutMs = 120_000, signed = false): Promise<DnsServer> {
   const binary = findProgram('knotd');
   if (binary === undefined) throw new Error('knotd is not installed');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'knot-bench-'));
   const port = await freeDnsPort();
   const config = path.join(dir, 'knot.conf');
+  // Knot keeps the keys it makes for signing in its KASP database; the directory must exist.
+  fs.mkdirSync(path.join(dir, 'db', 'keys'), { recursive: true });
   fs.writeFileSync(
     config,
     [
@@ -31,6 +34,7 @@ export async function startKnot(source: ZoneSource, workers: number, cpus: strin
       '    any: info',
       'database:',
       `    storage: ${path.join(dir, 'db')}`,
+      `    kasp-db: ${path.join(dir, 'db', 'keys')}`,
       'template:',
       '  - id: default',
       // The file is the only source and nothing changes the zone: no journal.
@@ -38,6 +42,8 @@ export async function startKnot(source: ZoneSource, workers: number, cpus: strin
       'zone:',
       `  - domain: ${source.zone}`,
       `    file: ${source.file}`,
+      // Signed in memory at load; never written back over the source file.
+      ...(signed ? ['    dnssec-signing: on', '    zonefile-sync: -1'] : []),
       '',
     ].join('\n'),
   );
@@ -50,6 +56,6 @@ export async function startKnot(source: ZoneSource, workers: number, cpus: strin
     port,
     zone: source.zone,
     timeoutMs,
-    description: `Knot DNS ${versionOf(binary, ['-V'], /version (\S+)/)}: udp-workers ${workers}, tcp-workers 1, background-workers 1${cpus === undefined ? '' : `, CPUs ${cpus}`}`,
+    description: `Knot DNS ${versionOf(binary, ['-V'], /version (\S+)/)}: udp-workers ${workers}, tcp-workers 1, background-workers 1${cpus === undefined ? '' : `, CPUs ${cpus}`}${signed ? ', zone signed at load (dnssec-signing: on, default policy)' : ''}`,
   });
 }

@@ -31,6 +31,8 @@ export interface Query {
   /** The ECS address, when the query carries one. */
   subnet: string | undefined;
   kind: keyof Mix;
+  /** The DO bit: a signed zone answers with signatures and proofs. */
+  dnssecOk?: boolean;
 }
 
 export function generateQueries(names: number, count: number, ecsShare: number, seed = 1): Query[] {
@@ -66,8 +68,8 @@ export function encodeQuery(query: Query, id = 0): Buffer {
         udpPayloadSize: 1232,
         extendedRcode: 0,
         ednsVersion: 0,
-        flags: 0,
-        flag_do: false,
+        flags: query.dnssecOk === true ? packet.DNSSEC_OK : 0,
+        flag_do: query.dnssecOk === true,
         options: query.subnet === undefined ? [] : [{ code: 8, family: 1, sourcePrefixLength: 24, scopePrefixLength: 0, ip: query.subnet }],
       },
     ],

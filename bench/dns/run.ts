@@ -1,7 +1,7 @@
 // DNS benchmark: edgeplane against Knot DNS and PowerDNS (bind backend) serving the same zone, with
 // dnsperf, side by side in one run.
 //
-//   node bench/dns/run.ts [--duration 10] [--names 10000] [--load-records 1000000] [--scenarios 1,2,3,4]
+//   node bench/dns/run.ts [--duration 10] [--names 10000] [--load-records 1000000] [--scenarios 1,2,3,4,5]
 //
 // Run by hand, never from `npm test`: it takes several minutes, needs the reference servers and
 // dnsperf installed, and its figures are only meaningful as ratios within one run. See bench/README.md.
@@ -32,7 +32,7 @@ const { values: flags } = parseArgs({
     outstanding: { type: 'string', default: '200' },
     'load-records': { type: 'string', default: '1000000' },
     'load-timeout': { type: 'string', default: '600' },
-    scenarios: { type: 'string', default: '1,2,3,4' },
+    scenarios: { type: 'string', default: '1,2,3,4,5' },
     'cpu-prof': { type: 'string' },
   },
 });
@@ -51,11 +51,11 @@ if (
   ![durationS, names, queryCount, clients, outstanding, loadRecords, loadTimeoutMs].every((n) => Number.isInteger(n) && n > 0) ||
   !(warmupS >= 0) ||
   !(ecsShare >= 0 && ecsShare <= 1) ||
-  ![...scenarios].every((s) => [1, 2, 3, 4].includes(s))
+  ![...scenarios].every((s) => [1, 2, 3, 4, 5].includes(s))
 ) {
   console.error(
     'usage: node bench/dns/run.ts [--duration 10] [--warmup 2] [--names 10000] [--queries 100000] [--ecs 0.3] [--clients 10] [--outstanding 200]\n' +
-      '                             [--load-records 1000000] [--load-timeout 600] [--scenarios 1,2,3,4] [--cpu-prof DIR]',
+      '                             [--load-records 1000000] [--load-timeout 600] [--scenarios 1,2,3,4,5] [--cpu-prof DIR]',
   );
   process.exit(2);
 }
@@ -91,7 +91,8 @@ interface Measured {
   problems: string[];
 }
 
-async function measure(start: () => Promise<DnsServer>, queryFile: string, sample: Query[], pickers: boolean, dnsperfCpus: string | undefined): Promise<Measured> {
+/** `fullPass`: warm up with one whole pass through the query file (an online signer's steady state). */
+async function measure(start: () => Promise<DnsServer>, queryFile: string, sample: Query[], pickers: boolean, dnsperfCpus: string | undefined, fullPass = false): Promise<Measured> {
   const server = await start();
   running.add(server);
   try {
@@ -99,6 +100,7 @@ async function measure(start: () => Promise<DnsServer>, queryFile: string, sampl
     const check = await checkAnswers(server.port, sample, pickers);
     const options = { port: server.port, file: queryFile, clients, outstanding, threads: 1, cpus: dnsperfCpus, serverPid: server.pid };
     if (warmupS > 0) await dnsperf({ ...options, seconds: warmupS });
+    if (fullPass) await dnsperf({ ...options, seconds: 300, passes: 1 });
     const problemsBefore = new Map(server.log.problems);
     const result = await dnsperf({ ...options, seconds: durationS });
     const problems = [...server.log.problems].filter(([line, n]) => n > (problemsBefore.get(line) ?? 0)).map(([line, n]) => `${line} ×${n - (problemsBefore.get(line) ?? 0)}`);
@@ -146,7 +148,7 @@ try {
   console.log(`machine: ${cores} cores (${os.cpus()[0]?.model.trim() ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; Node ${process.version}`);
   console.log(`edgeplane ${edgeplaneVersion()}: ${workersSupported ? 'has EDGEPLANE_DNS_WORKERS (DNS threads sharing the port with SO_REUSEPORT)' : 'single-threaded DNS (no EDGEPLANE_DNS_WORKERS)'}`);
 
-  if (scenarios.has(1) || scenarios.has(2) || scenarios.has(3)) {
+  if (scenarios.has(1) || scenarios.has(2) || scenarios.has(3) || scenarios.has(5)) {
     // ---- setup: the zone in edgeplane through its API, exported for the references ----
     progress('setup: zone into edgeplane, export for Knot and PowerDNS');
     const dataDir = path.join(tmp, 'edgeplane-data');
@@ -230,6 +232,32 @@ try {
       ];
       results.set(3, measured);
     }
+    if (scenarios.has(5)) {
+      progress('scenario 5: DNSSEC, queries with and without DO (edgeplane signs online, Knot serves the zone signed at load)');
+      const server = await startEdgeplane({ dataDir, cpus: undefined, workers: oneWorker, logLevel: 'warn', zone: benchZone });
+      running.add(server);
+      try {
+        await api.at(server.api).enableDnssec(benchZone);
+      } finally {
+        running.delete(server);
+        await server.stop();
+      }
+      const signedQueries = plainQueries.map((q) => ({ ...q, dnssecOk: true }));
+      const signedFile = path.join(tmp, 'queries-do.bin');
+      fs.writeFileSync(signedFile, binaryQueryFile(signedQueries));
+      const named = (label: string, m: Measured): Measured => ({ ...m, name: label });
+      notes.push(
+        'scenario 5: the zone of scenario 1 with DNSSEC turned on through the API (edgeplane signs each answer the first time it is asked and keeps it); ' +
+          'Knot signs the same zone file when it loads it. The DO runs warm up with one whole pass through the query file first, so every answer has been signed once: ' +
+          'the steady state. The first pass costs one ECDSA signature per distinct answer (every distinct missing name too).',
+      );
+      results.set(5, [
+        named('edgeplane DO', await measure(edgeplaneAt(oneWorker, serverCpus, false), signedFile, sample(signedQueries), false, clientCpus, true)),
+        named('edgeplane no DO', await measure(edgeplaneAt(oneWorker, serverCpus, false), plainFile, sample(plainQueries), false, clientCpus)),
+        named('Knot DO', await measure(() => startKnot(source, 1, serverCpus, undefined, true), signedFile, sample(signedQueries), false, clientCpus)),
+        named('Knot no DO', await measure(() => startKnot(source, 1, serverCpus, undefined, true), plainFile, sample(plainQueries), false, clientCpus)),
+      ]);
+    }
     if (scenarios.has(2)) {
       progress('scenario 2: geodns pickers on a fifth of the names (edgeplane), with ECS on some queries');
       const server = await startEdgeplane({ dataDir, cpus: undefined, workers: oneWorker, logLevel: 'warn', zone: benchZone });
@@ -258,6 +286,12 @@ try {
       );
     }
 
+    const s5 = results.get(5);
+    if (s5) {
+      printScenario('5. DNSSEC: the zone signed (edgeplane online, Knot at load), the same queries with and without the DO bit (one worker each, pinned as in 1); ratios are edgeplane DO ÷ each', s5);
+      const ratio = cpuPerQuery(s5[0]!) / cpuPerQuery(s5[1]!);
+      targets.push(`5. CPU per signed answer ≤ 1.5× an unsigned one (edgeplane, steady state): ${fmt.ratio(ratio, 1)} → ${verdict(ratio <= 1.5)}; vs Knot pre-signed: ${fmt.ratio(cpuPerQuery(s5[0]!) / cpuPerQuery(s5[2]!), 1)}`);
+    }
     if (cpuProfDir !== undefined) console.log(`edgeplane runs with --cpu-prof in scenarios 1 and 2 (profiles in ${cpuProfDir}): its CPU figures there include the profiler`);
 
     const s1 = results.get(1);
