@@ -14,6 +14,13 @@ export async function zoneSigner(db: Db, sealer: Sealer, zone: ZoneRow): Promise
   const publicKey = { flags: row.flags, algorithm: row.algorithm, publicKey: row.public_key };
   const ds = delegationSigner(zone.name, publicKey);
   const dsRdata = Buffer.concat([Buffer.from([ds.keyTag >> 8, ds.keyTag & 0xff, ds.algorithm, ds.digestType]), Buffer.from(ds.digest, 'hex')]);
-  const privateKey = createPrivateKey({ key: sealer.open(row.private_key_sealed, sealContext(zone.id)), format: 'der', type: 'pkcs8' });
+  let sealed: Buffer;
+  try {
+    sealed = sealer.open(row.private_key_sealed, sealContext(zone.id));
+  } catch (e) {
+    // Signing with no key, or serving unsigned under a DS, would both break validation: say why.
+    throw new Error(`cannot open the DNSSEC key of ${zone.name}: this process's EDGEPLANE_SECRET_KEY (or data dir secret.key) is not the one the API sealed it with`, { cause: e });
+  }
+  const privateKey = createPrivateKey({ key: sealed, format: 'der', type: 'pkcs8' });
   return new ZoneSigner(zone.name, { privateKey, algorithm: row.algorithm, keyTag: ds.keyTag, dnskey: dnskeyRdata(publicKey), ds: dsRdata });
 }
