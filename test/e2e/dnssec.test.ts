@@ -241,6 +241,22 @@ for (const engine of engines()) {
       assert.equal(decode(await udpExchange(service.dnsPort, nxname)).rcode, 'FORMERR');
     });
 
+    test('NSEC and RRSIG questions: the NSEC a NODATA would carry; the signatures alone, one RRset over UDP', async () => {
+      const nsec = (await q('www.signed.test', 'NSEC', { dnssecOk: true })).packet;
+      const record = first(nsec.answers, 'NSEC') as { name: string; data: { nextDomain: string; rrtypes: string[] } };
+      assert.equal(record.data.nextDomain, '\u0000.www.signed.test');
+      assert.deepEqual(record.data.rrtypes.sort(), ['A', 'NSEC', 'RRSIG']);
+      assert.deepEqual(types(nsec.answers), ['NSEC', 'RRSIG']);
+      const udp = (await q('signed.test', 'RRSIG', { dnssecOk: true })).packet;
+      assert.deepEqual(types(udp.answers), ['RRSIG']);
+      const tcp = (await q('signed.test', 'RRSIG', { dnssecOk: true, tcp: true })).packet;
+      const covered = (tcp.answers ?? []).map((a) => (a as unknown as { data: { typeCovered: string } }).data.typeCovered).sort();
+      assert.deepEqual(covered, ['CDNSKEY', 'CDS', 'DNSKEY', 'MX', 'NS', 'SOA']);
+      // Without DO, or for a zone without DNSSEC, these are ordinary NODATA answers.
+      assert.deepEqual(types((await q('www.signed.test', 'NSEC')).packet.answers), []);
+      assert.deepEqual(types((await q('www.plain.signed.test', 'NSEC', { dnssecOk: true })).packet.answers), []);
+    });
+
     test('the served DNSKEY gives the API\'s DS (dnssec-dsfromkey); CDS and CDNSKEY publish the same key', async () => {
       const { stdout } = await run('kdig', ['@127.0.0.1', '-p', String(service.dnsPort), '+norec', '+noall', '+answer', 'signed.test', 'DNSKEY']);
       const keyFile = path.join(service.dataDir, 'dnskey.txt');
