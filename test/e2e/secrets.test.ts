@@ -88,5 +88,20 @@ for (const engine of engines()) {
         }
       }
     });
+
+    test('a DNS server with another secret key cannot open a zone\'s DNSSEC key and says which setting is wrong', async () => {
+      const auth = bearer((await login(url, adminEmail, adminPassword)).access);
+      assert.equal((await call(url, 'POST', '/dns/v2/zones', { auth, body: { name: 'sealed.example' } })).status, 200);
+      assert.equal((await call(url, 'PATCH', '/dns/v2/zones/sealed.example/dnssec', { auth, body: { enabled: true } })).status, 200);
+      await service.stop();
+      const keyFile = path.join(service.dataDir, 'secret.key');
+      const original = fs.readFileSync(keyFile);
+      fs.writeFileSync(keyFile, Buffer.alloc(32, 7).toString('base64'));
+      await assert.rejects(service.restart(), /cannot open the DNSSEC key of sealed\.example: .*EDGEPLANE_SECRET_KEY/);
+      fs.writeFileSync(keyFile, original);
+      service = await service.restart();
+      url = service.url;
+      assert.equal((await call(url, 'GET', '/dns/v2/zones/sealed.example/dnssec', { auth: bearer((await login(url, adminEmail, adminPassword)).access) })).status, 200);
+    });
   });
 }
