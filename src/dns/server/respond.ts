@@ -132,6 +132,13 @@ export function respond(server: Responder, message: Buffer, transport: Transport
   const { zones, cache, geo, metrics } = server;
   // Responses (QR set) are never answered: that is how reflection loops start.
   if (message.length >= 3 && ((message[2] ?? 0) & 0x80) !== 0) return undefined;
+  // Before any answer, from the parsed query or from a kept reply: a zone change empties the cache.
+  cache.sync(zones.version);
+  const kept = cache.reply(message, transport.udp);
+  if (kept !== undefined) {
+    metrics?.cache(true);
+    return kept;
+  }
   let query: Query;
   try {
     query = parseQuery(message);
@@ -148,7 +155,6 @@ export function respond(server: Responder, message: Buffer, transport: Transport
 
   const shape = layout(query, transport);
   const key = cacheKey(query.name, query.qtype, shape.limit, shape.reserved, query.edns?.dnssecOk === true);
-  cache.sync(zones.version);
   const cached = cache.get(key);
   metrics?.cache(cached !== undefined);
   if (cached !== undefined) return emit(query, cached, shape, 0);
