@@ -68,10 +68,13 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   if (options.changes === undefined) follower = await followStore(options.store, options.databaseUrl, zones, options.logger);
   const onError = (e: unknown) => options.logger.error({ err: e }, 'DNS query failed');
   const metrics = dnsMetrics(options.metrics);
-  const responder: Responder = { zones, cache: new ResponseCache(), geo: await openGeo({ mmdbPath: options.geoipDb }), metrics };
+  const cache = new ResponseCache();
+  const responder: Responder = { zones, cache, geo: await openGeo({ mmdbPath: options.geoipDb }), metrics };
   const serve = (transport: 'udp' | 'tcp') => (message: Buffer, source: string) => {
-    const started = performance.now();
+    const started = metrics.start(transport);
     const reply = respond(responder, message, { udp: transport === 'udp', source });
+    // A query the kept replies missed, answered from the cache, is answered from them next time.
+    cache.learn(reply);
     metrics.answered(transport, reply, started);
     return reply;
   };

@@ -134,6 +134,14 @@ export function respond(server: Responder, message: Buffer, transport: Transport
   const { zones, cache, geo, metrics } = server;
   // Responses (QR set) are never answered: that is how reflection loops start.
   if (message.length >= 3 && ((message[2] ?? 0) & 0x80) !== 0) return undefined;
+  // Before any answer, from the parsed query or from a kept reply: a zone change empties the cache,
+  // and so does a new signing epoch (signed answers carry the signatures of one epoch).
+  cache.sync(zones.version, signingEpoch());
+  const kept = cache.reply(message, transport.udp);
+  if (kept !== undefined) {
+    metrics?.cache(true);
+    return kept;
+  }
   let query: Query;
   try {
     query = parseQuery(message);
@@ -153,8 +161,6 @@ export function respond(server: Responder, message: Buffer, transport: Transport
   const dnssecOk = query.edns?.dnssecOk === true;
   const compactOk = query.edns?.compactOk === true;
   const key = cacheKey(query.name, query.qtype, shape.limit, shape.reserved, dnssecOk, compactOk);
-  // Signed answers carry the signatures of one signing epoch: the next one starts afresh.
-  cache.sync(zones.version, signingEpoch());
   const cached = cache.get(key);
   metrics?.cache(cached !== undefined);
   if (cached !== undefined) return emit(query, cached, shape, 0);

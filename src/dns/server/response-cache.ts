@@ -1,7 +1,9 @@
 // Hot answers kept ready: the sections of an untailored answer (everything after the question and
 // before the OPT record), reused for the next query with the same name, type, size limit, DO and
-// CO bits. Answers shaped by pickers are never cached, so no requester can get another's tailored
-// answer; any zone change, and the start of a new signing epoch, empties the cache.
+// CO bits; and the replies made from them, kept whole for the next query with the same bytes
+// (kept-replies.ts). Answers shaped by pickers are never cached, so no requester can get another's
+// tailored answer; any zone change, and the start of a new signing epoch, empties the cache.
+import { KeptReplies } from './kept-replies.ts';
 
 export interface CachedAnswer {
   authoritative: boolean;
@@ -18,20 +20,40 @@ const maxEntries = 50_000;
 
 export class ResponseCache {
   readonly #entries = new Map<string, CachedAnswer>();
+  readonly #replies = new KeptReplies();
   #version = -1;
   #epoch = -1;
+  /**
+   * Whether the query being answered got its answer from this cache: then its reply depends on the
+   * query's bytes alone and may be kept whole (tailored answers never go through the cache).
+   */
+  #handedOut = false;
 
   /** Drops everything when the served zones or the signing epoch have changed since the entries were made. */
   sync(version: number, epoch: number): void {
     if (version !== this.#version || epoch !== this.#epoch) {
       this.#entries.clear();
+      this.#replies.clear();
       this.#version = version;
       this.#epoch = epoch;
     }
   }
 
+  /** The kept reply to this query, if any (`KeptReplies.reply`); otherwise `learn` follows. */
+  reply(message: Buffer, udp: boolean): Buffer | undefined {
+    this.#handedOut = false;
+    return this.#replies.reply(message, udp);
+  }
+
+  /** Keeps the reply to the query `reply` last missed, when its answer came from this cache. */
+  learn(reply: Buffer | undefined): void {
+    this.#replies.keep(this.#handedOut ? reply : undefined);
+  }
+
   get(key: string): CachedAnswer | undefined {
-    return this.#entries.get(key);
+    const answer = this.#entries.get(key);
+    if (answer !== undefined) this.#handedOut = true;
+    return answer;
   }
 
   /** Keeps the answer and hands it back. */
@@ -42,6 +64,7 @@ export class ResponseCache {
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
     this.#entries.set(key, answer);
+    this.#handedOut = true;
     return answer;
   }
 }

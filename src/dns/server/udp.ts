@@ -1,6 +1,7 @@
 // The UDP listener: one datagram in, at most one out. A handler failure answers SERVFAIL and the
 // socket keeps serving.
 import dgram from 'node:dgram';
+import dns from 'node:dns';
 import { isIPv6 } from 'node:net';
 import type { ListenAddress } from '../../config.ts';
 
@@ -17,7 +18,18 @@ export function serverFailure(message: Buffer): Buffer | undefined {
 
 /** `shared`: several workers bind the same port (SO_REUSEPORT) and the kernel spreads datagrams. */
 export function listenUdp(address: ListenAddress, handler: Handler, onError: (e: unknown) => void, shared: boolean): Promise<dgram.Socket> {
-  const socket = dgram.createSocket({ type: isIPv6(address.host) ? 'udp6' : 'udp4', reusePort: shared });
+  const family = isIPv6(address.host) ? 6 : 4;
+  let bound = false;
+  const socket = dgram.createSocket({
+    type: family === 6 ? 'udp6' : 'udp4',
+    reusePort: shared,
+    // Once bound, the socket only sends replies, to the address a query came from: an IP literal.
+    // dgram's own lookup would defer every send by a tick to find that out.
+    lookup: (hostname, options, callback) => {
+      if (bound) callback(null, hostname, family);
+      else dns.lookup(hostname, options, callback);
+    },
+  });
   socket.on('message', (message, remote) => {
     let reply: Buffer | undefined;
     try {
@@ -31,6 +43,7 @@ export function listenUdp(address: ListenAddress, handler: Handler, onError: (e:
   return new Promise((resolve, reject) => {
     socket.once('error', reject);
     socket.bind(address.port, address.host, () => {
+      bound = true;
       socket.off('error', reject);
       socket.on('error', onError);
       resolve(socket);
