@@ -30,6 +30,8 @@ const packageFile = (name: string, file: string) => fileURLToPath(new URL(file, 
 /** The shipped country .mmdb (IPv4 and IPv6 in one tree). */
 export const defaultCountryDb = packageFile('@ip-location-db/geo-whois-asn-country-mmdb', 'geo-whois-asn-country.mmdb');
 
+const maxKnown = 65_536;
+
 /** Loads everything before resolving, so the first answers are already geo-aware: about 0.3 s, most
  *  of it parsing the ASN ranges (it blocks the event loop for about 0.1 s at a time), once at start. */
 export async function openGeo(options: { mmdbPath?: string }): Promise<GeoLookup> {
@@ -40,18 +42,29 @@ export async function openGeo(options: { mmdbPath?: string }): Promise<GeoLookup
     loadAsnRanges(packageFile('@ip-location-db/asn', 'asn-ipv4.csv'), packageFile('@ip-location-db/asn', 'asn-ipv6.csv')),
   ]);
   const words = new Uint32Array(4);
+  // Queries come from a limited set of resolvers and client subnets: their answers are kept, up to a bound.
+  const known = new Map<string, GeoInfo>();
+  const find = (address: string): GeoInfo => {
+    const family = parseAddress(address, words);
+    if (family === notAddress || !globallyReachable(family, words)) return { country: undefined, continent: undefined, asn: undefined, location: undefined };
+    const own = custom?.lookup(family, words);
+    const place = own?.country === undefined ? countries.lookup(family, words) : own;
+    return {
+      country: place?.country,
+      continent: place?.continent,
+      asn: own?.asn ?? asns.lookup(family, words),
+      location: own?.location,
+    };
+  };
   return {
     lookup(address) {
-      const family = parseAddress(address, words);
-      if (family === notAddress || !globallyReachable(family, words)) return { country: undefined, continent: undefined, asn: undefined, location: undefined };
-      const own = custom?.lookup(family, words);
-      const place = own?.country === undefined ? countries.lookup(family, words) : own;
-      return {
-        country: place?.country,
-        continent: place?.continent,
-        asn: own?.asn ?? asns.lookup(family, words),
-        location: own?.location,
-      };
+      let info = known.get(address);
+      if (info === undefined) {
+        if (known.size >= maxKnown) known.clear();
+        info = find(address);
+        known.set(address, info);
+      }
+      return info;
     },
   };
 }

@@ -17,18 +17,39 @@ function parse(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
   return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address;
 }
 
-/** ECS address octets (source prefix rounded up) padded to a full address. */
+const octet = (octets: Buffer, i: number) => octets[i] ?? 0;
+
+/** ECS address octets (source prefix rounded up) padded to a full address, as text (IPv6 uncompressed). */
 export function subnetAddress(family: 1 | 2, octets: Buffer): string {
-  const full = Buffer.alloc(family === 1 ? 4 : 16);
-  octets.copy(full, 0, 0, full.length);
-  return ipaddr.fromByteArray([...full]).toString();
+  if (family === 1) return `${String(octet(octets, 0))}.${String(octet(octets, 1))}.${String(octet(octets, 2))}.${String(octet(octets, 3))}`;
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push(((octet(octets, i) << 8) | octet(octets, i + 1)).toString(16));
+  return groups.join(':');
+}
+
+/** Both the parsed address and the geo data are worked out only if a picker asks for them. */
+class LazyRequester implements Requester {
+  readonly #text: string;
+  readonly #lookup: GeoLookup | undefined;
+  #address: ipaddr.IPv4 | ipaddr.IPv6 | undefined | null = null;
+  #info: GeoInfo | undefined;
+
+  constructor(text: string, lookup: GeoLookup | undefined) {
+    this.#text = text;
+    this.#lookup = lookup;
+  }
+
+  get address(): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+    if (this.#address === null) this.#address = parse(this.#text);
+    return this.#address;
+  }
+
+  geo(): GeoInfo {
+    this.#info ??= this.#lookup === undefined ? unknown : this.#lookup.lookup(this.#text);
+    return this.#info;
+  }
 }
 
 export function requester(text: string, geo: GeoLookup | undefined): Requester {
-  const address = parse(text);
-  let info: GeoInfo | undefined;
-  return {
-    address,
-    geo: () => (info ??= address === undefined || geo === undefined ? unknown : geo.lookup(address.toString())),
-  };
+  return new LazyRequester(text, geo);
 }
