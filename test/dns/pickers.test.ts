@@ -7,11 +7,13 @@ import { compileMeta } from '../../src/dns/pickers/record-match.ts';
 import { requester } from '../../src/dns/pickers/requester.ts';
 import type { Picker } from '../../src/dns/pickers/validate.ts';
 import { weightedShuffle } from '../../src/dns/pickers/weighted-shuffle.ts';
-import type { ServedRecord } from '../../src/dns/server/zone-view.ts';
+import type { ServedRecord } from '../../src/dns/server/served-rrset.ts';
 import type { GeoInfo } from '../../src/geo/geoip.ts';
 
-const record = (label: string, meta: Record<string, unknown> = {}): ServedRecord => ({ rdata: Buffer.from(label), match: compileMeta(meta), target: undefined });
-const labels = (records: ServedRecord[]) => records.map((r) => r.rdata.toString());
+// A record stands for its label: its position in this list.
+const allLabels: string[] = [];
+const record = (label: string, meta: Record<string, unknown> = {}): ServedRecord => ({ index: allLabels.push(label) - 1, match: compileMeta(meta) });
+const labels = (records: ServedRecord[]) => records.map((r) => allLabels[r.index]);
 const from = (address: string, geo: Partial<GeoInfo> = {}) =>
   requester(address, { lookup: () => ({ country: undefined, continent: undefined, asn: undefined, location: undefined, ...geo }) });
 const picker = (type: Picker['type'], extra: Partial<Picker> = {}): Picker => ({ type, limit: 0, strict: false, ...extra });

@@ -3,7 +3,7 @@
 // from an hour before the epoch began (clock skew) until two weeks after it, so any signature in
 // use has more than twelve days left while answers are cached for at most a week.
 import { sign, type KeyObject } from 'node:crypto';
-import type { ServedRecord, ServedRrset } from '../server/zone-view.ts';
+import { recordCount, recordValue, type ServedRrset } from '../server/served-rrset.ts';
 import { nameLabels, wireFromLabels } from '../wire/name.ts';
 
 export const rrsigType = 46;
@@ -83,10 +83,11 @@ export class ZoneSigner {
     return Buffer.concat([header, signature]);
   }
 
-  /** The signature of the records chosen from a served RRset, made once per epoch and subset. */
-  rrsetSignature(rrset: ServedRrset, chosen: readonly ServedRecord[], owner: string): Buffer {
+  /** The signature of the records chosen (by position) from a served RRset, made once per epoch and subset. */
+  rrsetSignature(rrset: ServedRrset, chosen: readonly number[], owner: string): Buffer {
     const epoch = signingEpoch();
-    const subset = chosen === rrset.records ? '' : chosen.map((r) => rrset.records.indexOf(r)).sort((a, b) => a - b).join(',');
+    // Pickers never choose a record twice: as many positions as records are all of them.
+    const subset = chosen.length === recordCount(rrset) ? '' : [...chosen].sort((a, b) => a - b).join(',');
     let bySubset = this.#kept.get(rrset);
     if (bySubset === undefined) {
       bySubset = new Map();
@@ -96,7 +97,7 @@ export class ZoneSigner {
     if (kept?.epoch === epoch) return kept.rdata;
     // A chain choosing from a large set can make many subsets: keep the memory bounded.
     if (bySubset.size >= maxSubsets) bySubset.clear();
-    const rdata = this.sign(nameLabels(owner), rrset.type, rrset.ttl, chosen.map((r) => r.rdata), epoch);
+    const rdata = this.sign(nameLabels(owner), rrset.type, rrset.ttl, chosen.map((i) => Buffer.from(recordValue(rrset.rdata, i), 'latin1')), epoch);
     bySubset.set(subset, { epoch, rdata });
     return rdata;
   }

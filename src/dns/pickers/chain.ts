@@ -1,6 +1,6 @@
 // The picker chain of an RRset, applied per query in the order the RRset lists its pickers
 // (NS1-style filter chain). Selectors stop at the first that matches; `limit` caps each step.
-import type { ServedRecord } from '../server/zone-view.ts';
+import type { ServedRecord } from '../server/served-rrset.ts';
 import { geodistance } from './geodistance.ts';
 import { geodns } from './geodns.ts';
 import type { Requester } from './requester.ts';

@@ -1,6 +1,6 @@
 // geodistance (mutator): records sorted by great-circle distance from the requester to their
 // meta latlong; records without one go last. Without a requester location the order is kept.
-import type { ServedRecord } from '../server/zone-view.ts';
+import type { ServedRecord } from '../server/served-rrset.ts';
 import type { Requester } from './requester.ts';
 
 const radians = Math.PI / 180;

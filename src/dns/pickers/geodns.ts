@@ -1,6 +1,6 @@
 // geodns (filter): the records matching the requester, trying ip, asn, country and continent in
 // turn, then those marked fallback or default; with no match, strict gives none and otherwise all.
-import type { ServedRecord } from '../server/zone-view.ts';
+import type { ServedRecord } from '../server/served-rrset.ts';
 import { criteria } from './criteria.ts';
 import type { Requester } from './requester.ts';
 import type { Picker } from './validate.ts';

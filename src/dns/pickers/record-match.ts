@@ -48,9 +48,6 @@ export function compileMeta(meta: Record<string, unknown>): RecordMatch {
   };
 }
 
-/** What records of static RRsets get: their meta is never tested, so it is not compiled. */
-export const emptyMatch: RecordMatch = compileMeta({});
-
 export function inNetworks(match: RecordMatch, address: ipaddr.IPv4 | ipaddr.IPv6 | undefined): boolean {
   if (address === undefined) return false;
   return match.networks.some(([net, prefix]) => net.kind() === address.kind() && address.match(net, prefix));

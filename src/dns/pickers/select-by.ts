@@ -1,6 +1,6 @@
 // The selectors asn, country, continent, region, ip and default: the records whose meta holds the
 // requester's value. Undefined when none does, so the chain can pass every record on.
-import type { ServedRecord } from '../server/zone-view.ts';
+import type { ServedRecord } from '../server/served-rrset.ts';
 import { criteria } from './criteria.ts';
 import type { Requester } from './requester.ts';
 

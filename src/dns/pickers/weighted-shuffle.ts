@@ -1,6 +1,6 @@
 // weighted_shuffle (mutator): a random order in which each record comes earlier with probability
 // proportional to its meta weight (default 50): repeated weighted draws without replacement.
-import type { ServedRecord } from '../server/zone-view.ts';
+import type { ServedRecord } from '../server/served-rrset.ts';
 
 export function weightedShuffle(records: ServedRecord[], random: () => number = Math.random): ServedRecord[] {
   const pool = [...records];

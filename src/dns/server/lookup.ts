@@ -6,7 +6,8 @@ import { nameErrorProof, noCloserMatchProof, noDataProof, nsecType } from '../dn
 import { maxSignedTtl, rrsigType, type ZoneSigner } from '../dnssec/signer.ts';
 import type { ServedZones } from './served-zones.ts';
 import type { WireRecord } from './response.ts';
-import { parentOf, type ServedRrset, type ZoneNode, type ZoneView } from './zone-view.ts';
+import { allRecords, recordCount, recordValue, targetOf, type ServedRrset } from './served-rrset.ts';
+import { parentOf, rrsetOf, rrsetsOf, type ZoneNode, type ZoneView } from './zone-view.ts';
 
 export const type = { a: 1, ns: 2, cname: 5, soa: 6, mx: 15, aaaa: 28, srv: 33, ds: 43, any: 255 } as const;
 
@@ -23,8 +24,8 @@ export interface Sections {
 export interface LookupOptions {
   /** Over UDP, ANY gets one RRset only (RFC 8482). */
   udp: boolean;
-  /** Chooses the records of an RRset for this query (pickers); identity when static. */
-  select: (rrset: ServedRrset) => ServedRrset['records'];
+  /** Chooses the records of an RRset for this query (pickers), as positions in it; all when static. */
+  select: (rrset: ServedRrset) => readonly number[];
   /** The query's DO bit: signed zones answer with signatures and proofs. */
   dnssecOk: boolean;
   /** The query's CO bit (RFC 9824 §4): a compact proof of a missing name keeps NXDOMAIN. */
@@ -33,9 +34,20 @@ export interface LookupOptions {
 
 const maxChain = 16;
 
+/** The records of an RRset at the chosen positions. */
+function records(owner: string, rrset: ServedRrset, chosen: readonly number[], ttl: number): WireRecord[] {
+  const { type, rdata, names } = rrset;
+  return chosen.map((i) => ({ name: owner, type, ttl, rdata: recordValue(rdata, i), rdataName: names === undefined ? undefined : recordValue(names, i) }));
+}
+
 /** Records of an RRset as answered, without signature (glue, referral NS, additional data). */
 function plain(owner: string, rrset: ServedRrset, options: LookupOptions): WireRecord[] {
-  return options.select(rrset).map((r) => ({ name: owner, type: rrset.type, ttl: rrset.ttl, rdata: r.rdata, parts: r.parts }));
+  return records(owner, rrset, options.select(rrset), rrset.ttl);
+}
+
+/** The names the chosen records point at. */
+function targets(rrset: ServedRrset, chosen: readonly number[]): (string | undefined)[] {
+  return chosen.map((i) => targetOf(rrset, i));
 }
 
 /**
@@ -47,23 +59,23 @@ function authoritative(signer: ZoneSigner | undefined, owner: string, rrset: Ser
   const chosen = options.select(rrset);
   if (chosen.length === 0) return [];
   const ttl = Math.min(rrset.ttl, maxSignedTtl);
-  const out: WireRecord[] = chosen.map((r) => ({ name: owner, type: rrset.type, ttl, rdata: r.rdata, parts: r.parts }));
+  const out = records(owner, rrset, chosen, ttl);
   out.push({ name: owner, type: rrsigType, ttl, rdata: signer.rrsetSignature(rrset, chosen, signedAs) });
   return out;
 }
 
 function soaRecords(zone: ZoneView, signer: ZoneSigner | undefined, ttl: number): WireRecord[] {
   const soa: WireRecord = { name: zone.name, type: type.soa, ttl, rdata: zone.head.soaRdata };
-  const rrset = zone.node(zone.name)?.get(type.soa);
+  const rrset = rrsetOf(zone.node(zone.name), type.soa);
   if (signer === undefined || rrset === undefined) return [soa];
-  return [soa, { name: zone.name, type: rrsigType, ttl, rdata: signer.rrsetSignature(rrset, rrset.records, zone.name) }];
+  return [soa, { name: zone.name, type: rrsigType, ttl, rdata: signer.rrsetSignature(rrset, allRecords(recordCount(rrset)), zone.name) }];
 }
 
 /** The types an NSEC lists for a name: at a delegation only what the parent holds there (NS, DS). */
 function typesAt(zone: ZoneView, name: string, node: ZoneNode | undefined): number[] {
   if (node === undefined) return [];
-  if (name !== zone.name && node.has(type.ns)) return node.has(type.ds) ? [type.ns, type.ds] : [type.ns];
-  return [...node.keys()];
+  if (name !== zone.name && rrsetOf(node, type.ns) !== undefined) return rrsetOf(node, type.ds) !== undefined ? [type.ns, type.ds] : [type.ns];
+  return rrsetsOf(node).map((r) => r.type);
 }
 
 /** The closest delegation at or above `name` and below the apex; `name` itself only if not asking DS. */
@@ -71,20 +83,20 @@ function delegation(zone: ZoneView, name: string, qtype: number): { cut: string;
   let found: { cut: string; ns: ServedRrset } | undefined;
   for (let at: string | undefined = name; at !== undefined && at !== zone.name && at.length > zone.name.length; at = parentOf(at)) {
     if (at === name && qtype === type.ds) continue;
-    const ns = zone.node(at)?.get(type.ns);
+    const ns = rrsetOf(zone.node(at), type.ns);
     if (ns !== undefined) found = { cut: at, ns };
   }
   return found;
 }
 
 /** Address records of names inside the zone, for glue and additional section processing. */
-function addresses(zone: ZoneView, targets: (string | undefined)[], options: LookupOptions): WireRecord[] {
+function addresses(zone: ZoneView, targets: readonly (string | undefined)[], options: LookupOptions): WireRecord[] {
   const out: WireRecord[] = [];
   for (const target of new Set(targets)) {
     if (target === undefined || !(target === zone.name || target.endsWith(`.${zone.name}`))) continue;
     const node = zone.node(target);
     for (const t of [type.a, type.aaaa]) {
-      const rrset = node?.get(t);
+      const rrset = rrsetOf(node, t);
       if (rrset) out.push(...plain(target, rrset, options));
     }
   }
@@ -96,11 +108,11 @@ function referral(zone: ZoneView, signer: ZoneSigner | undefined, cut: { cut: st
   if (signer !== undefined) {
     // A secure delegation shows its signed DS; an insecure one the NSEC proving there is none.
     const node = zone.node(cut.cut);
-    const ds = node?.get(type.ds);
+    const ds = rrsetOf(node, type.ds);
     if (ds !== undefined) sections.authority.push(...authoritative(signer, cut.cut, ds, options));
     else sections.authority.push(...noDataProof(signer, zone.name, cut.cut, typesAt(zone, cut.cut, node), zone.head.negativeTtl));
   }
-  const glue = addresses(zone, cut.ns.records.map((r) => r.target), options);
+  const glue = addresses(zone, targets(cut.ns, allRecords(recordCount(cut.ns))), options);
   sections.additional.push(...glue);
   sections.requiredAdditional += glue.length;
 }
@@ -149,15 +161,15 @@ function noData(zone: ZoneView, signer: ZoneSigner | undefined, name: string, ty
 function positive(zone: ZoneView, signer: ZoneSigner | undefined, name: string, node: ZoneNode, qtype: number, options: LookupOptions, signedAs: string): WireRecord[] | undefined {
   if (qtype === type.any || (qtype === rrsigType && signer !== undefined)) {
     // RFC 8482: over UDP, one RRset stands for the node; an RRSIG query gets the signatures alone.
-    const all = [...node.values()].sort((a, b) => a.type - b.type);
     const out: WireRecord[] = [];
+    const all = rrsetsOf(node);
     for (const rrset of options.udp ? all.slice(0, 1) : all) {
       const records = authoritative(signer, name, rrset, options, signedAs);
       out.push(...(qtype === rrsigType ? records.filter((r) => r.type === rrsigType) : records));
     }
     return out.length > 0 ? out : undefined;
   }
-  const wanted = node.get(qtype);
+  const wanted = rrsetOf(node, qtype);
   return wanted === undefined ? undefined : authoritative(signer, name, wanted, options, signedAs);
 }
 
@@ -195,20 +207,20 @@ export function lookup(zones: ServedZones, first: ZoneView, qname: string, qtype
     if (answer !== undefined && answer.length > 0) {
       sections.answer.push(...answer);
       sections.authority.push(...closerProof(zone, signer, name, wildcard));
-      const wanted = node?.get(qtype);
+      const wanted = rrsetOf(node, qtype);
       if (wanted !== undefined && (qtype === type.mx || qtype === type.srv || qtype === type.ns)) {
-        sections.additional.push(...addresses(zone, options.select(wanted).map((r) => r.target), options));
+        sections.additional.push(...addresses(zone, targets(wanted, options.select(wanted)), options));
       }
       return sections;
     }
-    const wanted = node?.get(qtype);
+    const wanted = rrsetOf(node, qtype);
     if (wanted !== undefined) {
       // Pickers left nothing: a NODATA cached no longer than the RRset itself would have been.
       const ttl = Math.min(negativeTtl, wanted.ttl);
       noData(zone, signer, name, typesAt(zone, name, node).filter((t) => t !== qtype), ttl, sections);
       return sections;
     }
-    const cname = node?.get(type.cname);
+    const cname = rrsetOf(node, type.cname);
     if (cname === undefined || qtype === type.cname) {
       // A wildcard's NODATA is shown as the name's own (RFC 9824 §3.4): no separate closer proof.
       noData(zone, signer, name, typesAt(zone, name, node), negativeTtl, sections);
@@ -216,7 +228,7 @@ export function lookup(zones: ServedZones, first: ZoneView, qname: string, qtype
     }
     sections.answer.push(...authoritative(signer, name, cname, options, signedAs));
     sections.authority.push(...closerProof(zone, signer, name, wildcard));
-    const target = cname.records[0]?.target;
+    const target = targetOf(cname, 0);
     const next = target === undefined ? undefined : zones.find(target);
     // The chain ends at a name we do not host, or at a loop: the resolver takes it from there.
     if (target === undefined || next === undefined || seen.has(target)) return sections;

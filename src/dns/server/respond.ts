@@ -11,6 +11,7 @@ import { parseQuery, QueryError, type Query } from './query.ts';
 import { cacheKey, type CachedAnswer, type ResponseCache } from './response-cache.ts';
 import { rcode, ResponseWriter } from './response.ts';
 import type { ServedZones } from './served-zones.ts';
+import { allRecords, recordCount } from './served-rrset.ts';
 
 /** The largest UDP answer we send (the DNS flag day 2020 value) and the classic limit without EDNS. */
 export const maxUdpPayload = 1232;
@@ -115,11 +116,11 @@ const empty = (authoritative: boolean): Sections => ({ rcode: 0, authoritative, 
 function selector(query: Query, transport: Transport, geo: GeoLookup | undefined, used: { pickers: boolean }): LookupOptions['select'] {
   let who: Requester | undefined;
   return (rrset) => {
-    if (rrset.pickers === null) return rrset.records;
+    if (rrset.pickers === null) return allRecords(recordCount(rrset));
     used.pickers = true;
     const subnet = query.edns?.clientSubnet;
     who ??= requester(subnet ? subnetAddress(subnet.family, subnet.address) : transport.source, geo);
-    return applyPickers(rrset.records, rrset.pickers, who);
+    return applyPickers(rrset.pickers.records, rrset.pickers.chain, who).map((r) => r.index);
   };
 }
 

@@ -15,12 +15,33 @@ export interface WireRecord {
   name: string;
   type: number;
   ttl: number;
-  rdata: Buffer;
+  /** RDATA as octets: a Buffer, or a latin1 string (one character per octet) as zone views hold it. */
+  rdata: Buffer | string;
   /**
-   * The same RDATA as octets and domain names, for the types whose RDATA names may be compressed
-   * (RFC 3597 §4: NS, CNAME, PTR, MX): names are then written against what precedes them.
+   * The domain name the RDATA ends with (lower case, no trailing dot), when its type has one: for the
+   * types whose RDATA names may be compressed it is written against what precedes it.
    */
-  parts?: readonly (Buffer | string)[] | undefined;
+  rdataName?: string | undefined;
+}
+
+/**
+ * RFC 3597 §4: only the RFC 1035 types may have their RDATA names compressed (NS, CNAME, PTR, MX),
+ * by where the name starts in their RDATA (after MX's preference).
+ */
+const compressedNameAt = new Map([
+  [2, 0],
+  [5, 0],
+  [12, 0],
+  [15, 2],
+]);
+
+/** The first `length` characters of a latin1 string as octets: a loop beats a call into the runtime for RDATA this short. */
+function writeLatin1(b: Buffer, text: string, offset: number, length: number): void {
+  if (length > 64) {
+    b.write(text, offset, length, 'latin1');
+    return;
+  }
+  for (let i = 0; i < length; i++) b[offset + i] = text.charCodeAt(i);
 }
 
 export class ResponseWriter {
@@ -104,15 +125,15 @@ export class ResponseWriter {
     b.writeUInt16BE(1, header + 2);
     b.writeUInt32BE(record.ttl, header + 4);
     this.#length += 10;
-    for (const part of record.parts ?? [record.rdata]) {
-      if (typeof part === 'string') {
-        if (!this.#name(part, added)) return undo();
-        continue;
-      }
-      if (this.#length + part.length > room()) return undo();
-      part.copy(b, this.#length);
-      this.#length += part.length;
-    }
+    const { rdata, rdataName } = record;
+    const nameAt = rdataName === undefined ? undefined : compressedNameAt.get(record.type);
+    // A compressible name is written on its own: only the octets before it are copied.
+    const octets = nameAt ?? rdata.length;
+    if (this.#length + octets > room()) return undo();
+    if (typeof rdata === 'string') writeLatin1(b, rdata, this.#length, octets);
+    else rdata.copy(b, this.#length, 0, octets);
+    this.#length += octets;
+    if (rdataName !== undefined && nameAt !== undefined && !this.#name(rdataName, added)) return undo();
     b.writeUInt16BE(this.#length - header - 10, header + 8);
     return true;
   }

@@ -1,29 +1,27 @@
 // One zone as the server holds it: nodes by owner name, each with its RRsets pre-encoded, plus the
-// counts that tell empty non-terminals apart from names that do not exist (RFC 4592 §2.2.2).
+// counts that tell empty non-terminals apart from names that do not exist (RFC 4592 §2.2.2). Most
+// names hold one RRset, kept without an array around it (docs/dns-server.md, "Memory").
 import type { ZoneSigner } from '../dnssec/signer.ts';
 import { labelEnd } from '../wire/name.ts';
-import { emptyMatch, type RecordMatch } from '../pickers/record-match.ts';
-import type { Picker } from '../pickers/validate.ts';
+import type { ServedRrset } from './served-rrset.ts';
 
-export interface ServedRecord {
-  rdata: Buffer;
-  /** RDATA as octets and compressible names (NS, CNAME, PTR, MX); see WireRecord. */
-  parts?: readonly (Buffer | string)[] | undefined;
-  /** The record's meta as the pickers test it. */
-  match: RecordMatch;
-  /** The name a CNAME, NS, MX or SRV points at (lower case, no trailing dot), for chasing and glue. */
-  target: string | undefined;
+/** A name's RRsets: a lone one, or several in type order. */
+export type ZoneNode = ServedRrset | readonly ServedRrset[];
+
+function isList(node: ZoneNode): node is readonly ServedRrset[] {
+  return Array.isArray(node);
 }
 
-export interface ServedRrset {
-  type: number;
-  ttl: number;
-  /** Enabled records only, in their stored order. */
-  records: ServedRecord[];
-  pickers: Picker[] | null;
+export function rrsetsOf(node: ZoneNode): readonly ServedRrset[] {
+  return isList(node) ? node : [node];
 }
 
-export type ZoneNode = Map<number, ServedRrset>;
+export function rrsetOf(node: ZoneNode | undefined, type: number): ServedRrset | undefined {
+  if (node === undefined) return undefined;
+  if (!isList(node)) return node.type === type ? node : undefined;
+  for (const rrset of node) if (rrset.type === type) return rrset;
+  return undefined;
+}
 
 export interface ZoneHead {
   id: number;
@@ -42,10 +40,23 @@ const dnskeyType = 48;
 const cdsType = 59;
 const cdnskeyType = 60;
 const keyTtl = 3600;
+const headTypes = new Set([soaType, dnskeyType, cdsType, cdnskeyType]);
 
 /** An RRset the zone fields make (SOA) or the zone's key (DNSKEY, CDS, CDNSKEY), never pickers. */
 function fixedRrset(type: number, ttl: number, rdata: Buffer): ServedRrset {
-  return { type, ttl, records: [{ rdata, match: emptyMatch, target: undefined }], pickers: null };
+  return { type, ttl, rdata: rdata.toString('latin1'), names: undefined, pickers: null };
+}
+
+/** The apex's RRsets with those the head makes: the SOA, and while signing the key. */
+function apexRrsets(head: ZoneHead, node: ZoneNode): ServedRrset[] {
+  const out = rrsetsOf(node).filter((r) => !headTypes.has(r.type));
+  out.push(fixedRrset(soaType, head.negativeTtl, head.soaRdata));
+  const key = head.signer?.key;
+  if (key !== undefined) {
+    // CDS/CDNSKEY (RFC 7344) let a parent that scans for them keep its DS in step with the key.
+    out.push(fixedRrset(dnskeyType, keyTtl, key.dnskey), fixedRrset(cdnskeyType, keyTtl, key.dnskey), fixedRrset(cdsType, keyTtl, key.ds));
+  }
+  return out.sort((a, b) => a.type - b.type);
 }
 
 export class ZoneView {
@@ -56,7 +67,7 @@ export class ZoneView {
 
   constructor(head: ZoneHead) {
     this.#head = head;
-    this.setNode(head.name, new Map());
+    this.setNode(head.name, []);
   }
 
   get head(): ZoneHead {
@@ -66,7 +77,7 @@ export class ZoneView {
   /** New zone values (serial, SOA fields); the apex's SOA RRset follows. */
   set head(head: ZoneHead) {
     this.#head = head;
-    this.setNode(head.name, this.#nodes.get(head.name) ?? (new Map() as ZoneNode));
+    this.setNode(head.name, this.#nodes.get(head.name) ?? []);
   }
 
   get name(): string {
@@ -82,20 +93,12 @@ export class ZoneView {
     return this.#nodes.has(name) || (this.#below.get(name) ?? 0) > 0;
   }
 
-  /** Replaces a node's RRsets; an empty map removes the node. The apex always holds the SOA. */
+  /** Replaces a node's RRsets; none (an empty array) removes the node. The apex always holds the SOA. */
   setNode(name: string, rrsets: ZoneNode): void {
-    if (name === this.#head.name) {
-      rrsets.set(soaType, fixedRrset(soaType, this.#head.negativeTtl, this.#head.soaRdata));
-      const key = this.#head.signer?.key;
-      // CDS/CDNSKEY (RFC 7344) let a parent that scans for them keep its DS in step with the key.
-      for (const [type, rdata] of [[dnskeyType, key?.dnskey], [cdnskeyType, key?.dnskey], [cdsType, key?.ds]] as const) {
-        if (rdata === undefined) rrsets.delete(type);
-        else rrsets.set(type, fixedRrset(type, keyTtl, rdata));
-      }
-    }
+    const node = name === this.#head.name ? apexRrsets(this.#head, rrsets) : rrsets;
     const had = this.#nodes.has(name);
-    const has = rrsets.size > 0;
-    if (has) this.#nodes.set(name, rrsets);
+    const has = !isList(node) || node.length > 0;
+    if (has) this.#nodes.set(name, node);
     else this.#nodes.delete(name);
     if (had !== has) this.#count(name, has ? 1 : -1);
   }
