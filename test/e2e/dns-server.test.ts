@@ -250,6 +250,22 @@ for (const engine of engines()) {
       const staticScope = await q('www.srv.test', 'A', { subnet: { address: '8.8.8.0', prefix: 24 } });
       const opt = staticScope.packet.additionals?.find((a) => a.type === 'OPT') as unknown as { options: { code: number; scopePrefixLength?: number }[] };
       assert.equal(opt.options.find((o) => o.code === 8)?.scopePrefixLength, 0);
+      // Tailored answers are kept per requester: asked again, each gets its own, and a change shows at once.
+      for (let i = 0; i < 3; i++) {
+        assert.deepEqual((await from('8.8.8.0')).answers, ['geo.srv.test A "192.0.2.101"']);
+        assert.deepEqual((await from('193.0.6.0')).answers, ['geo.srv.test A "192.0.2.102"']);
+        assert.deepEqual((await from('8.8.8.0', 22)).answers, ['geo.srv.test A "192.0.2.101"']);
+      }
+      await put('geo', 'A', [], {
+        pickers: [{ type: 'geodns', strict: false }],
+        resource_records: [
+          { content: ['192.0.2.111'], meta: { countries: ['us'] } },
+          { content: ['192.0.2.102'], meta: { countries: ['NL'] } },
+          { content: ['192.0.2.103'], meta: { default: true } },
+        ],
+      });
+      assert.deepEqual(await from('8.8.8.0'), { answers: ['geo.srv.test A "192.0.2.111"'], scope: 24 });
+      assert.deepEqual((await from('193.0.6.0')).answers, ['geo.srv.test A "192.0.2.102"']);
     });
 
     test('asn and first_n pickers; a strict miss is a NODATA no longer-lived than the RRset', async () => {

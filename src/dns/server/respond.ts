@@ -112,12 +112,19 @@ function encode(query: Query, sections: Sections, transport: Transport, code: nu
 
 const empty = (authoritative: boolean): Sections => ({ rcode: 0, authoritative, answer: [], authority: [], additional: [], requiredAdditional: 0 });
 
+interface PickersUsed {
+  pickers: boolean;
+  /** A chain with a random step (weighted_shuffle): its answer may differ at every query. */
+  random: boolean;
+}
+
 /** Picks records per query; a static RRset answers all its records without looking at anyone. */
-function selector(query: Query, transport: Transport, geo: GeoLookup | undefined, used: { pickers: boolean }): LookupOptions['select'] {
+function selector(query: Query, transport: Transport, geo: GeoLookup | undefined, used: PickersUsed): LookupOptions['select'] {
   let who: Requester | undefined;
   return (rrset) => {
     if (rrset.pickers === null) return allRecords(recordCount(rrset));
     used.pickers = true;
+    if (rrset.pickers.chain.some((p) => p.type === 'weighted_shuffle')) used.random = true;
     const subnet = query.edns?.clientSubnet;
     who ??= requester(subnet ? subnetAddress(subnet.family, subnet.address) : transport.source, geo);
     return applyPickers(rrset.pickers.records, rrset.pickers.chain, who).map((r) => r.index);
@@ -163,8 +170,18 @@ export function respond(server: Responder, message: Buffer, transport: Transport
   const compactOk = query.edns?.compactOk === true;
   const key = cacheKey(query.name, query.qtype, shape.limit, shape.reserved, dnssecOk, compactOk);
   const cached = cache.get(key);
-  metrics?.cache(cached !== undefined);
-  if (cached !== undefined) return emit(query, cached, shape, 0);
+  if (cached !== undefined) {
+    metrics?.cache(true);
+    return emit(query, cached, shape, 0);
+  }
+  // The requester as the pickers see it: the client subnet exactly as sent, else the source.
+  const subnet = query.edns?.clientSubnet;
+  const who = subnet === undefined ? transport.source : `${String(subnet.family)}/${String(subnet.sourcePrefix)}/${subnet.address.toString('hex')}`;
+  // Their ECS scope says how much of the client's subnet a tailored answer depended on (RFC 7871 §7.2.1).
+  const scope = subnet?.sourcePrefix ?? 0;
+  const tailored = cache.tailored(key, who);
+  metrics?.cache(tailored !== undefined);
+  if (tailored !== undefined) return emit(query, tailored, shape, scope);
 
   // A DS lives in the parent: at a hosted zone's apex, ask the hosted parent if there is one.
   let zone = zones.find(query.name);
@@ -174,11 +191,10 @@ export function respond(server: Responder, message: Buffer, transport: Transport
   }
   if (zone === undefined) return emit(query, cache.set(key, compose(query, empty(false), shape, rcode.refused)), shape, 0);
 
-  const used = { pickers: false };
+  const used: PickersUsed = { pickers: false, random: false };
   const sections = lookup(zones, zone, query.name, query.qtype, { udp: transport.udp, select: selector(query, transport, geo, used), dnssecOk, compactOk });
   const answer = compose(query, sections, shape, sections.rcode);
-  // Tailored answers are not cached; their ECS scope says how much of the client's subnet the
-  // answer depended on (RFC 7871 §7.2.1).
-  if (used.pickers) return emit(query, answer, shape, query.edns?.clientSubnet?.sourcePrefix ?? 0);
-  return emit(query, cache.set(key, answer), shape, 0);
+  if (!used.pickers) return emit(query, cache.set(key, answer), shape, 0);
+  if (!used.random) cache.setTailored(key, who, answer);
+  return emit(query, answer, shape, scope);
 }

@@ -1,7 +1,8 @@
 // Hot answers kept ready: the sections of an untailored answer (everything after the question and
 // before the OPT record), reused for the next query with the same name, type, size limit, DO and
 // CO bits; and the replies made from them, kept whole for the next query with the same bytes
-// (kept-replies.ts). Answers shaped by pickers are never cached, so no requester can get another's
+// (kept-replies.ts). Answers shaped by pickers are kept apart, per requester (the client subnet as
+// sent, or the source address), and never as whole replies, so no requester can get another's
 // tailored answer; any zone change, and the start of a new signing epoch, empties the cache.
 import { KeptReplies } from './kept-replies.ts';
 
@@ -20,6 +21,8 @@ const maxEntries = 50_000;
 
 export class ResponseCache {
   readonly #entries = new Map<string, CachedAnswer>();
+  /** Answers pickers shaped, per requester (see `tailored`). */
+  readonly #tailored = new Map<string, CachedAnswer>();
   readonly #replies = new KeptReplies();
   #version = -1;
   #epoch = -1;
@@ -33,6 +36,7 @@ export class ResponseCache {
   sync(version: number, epoch: number): void {
     if (version !== this.#version || epoch !== this.#epoch) {
       this.#entries.clear();
+      this.#tailored.clear();
       this.#replies.clear();
       this.#version = version;
       this.#epoch = epoch;
@@ -58,15 +62,32 @@ export class ResponseCache {
 
   /** Keeps the answer and hands it back. */
   set(key: string, answer: CachedAnswer): CachedAnswer {
-    if (this.#entries.size >= maxEntries) {
-      // Oldest first: Map keeps insertion order.
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
-    this.#entries.set(key, answer);
+    bounded(this.#entries, key, answer);
     this.#handedOut = true;
     return answer;
   }
+
+  /**
+   * The answer pickers made for this requester (`requesterKey`) when it last asked the same question.
+   * A chain without random steps gives one requester the same answer every time; another requester
+   * has another key. Such answers are never kept as whole replies: a query's bytes do not say who asks.
+   */
+  tailored(key: string, requester: string): CachedAnswer | undefined {
+    return this.#tailored.get(`${key}|${requester}`);
+  }
+
+  setTailored(key: string, requester: string, answer: CachedAnswer): void {
+    bounded(this.#tailored, `${key}|${requester}`, answer);
+  }
+}
+
+function bounded(entries: Map<string, CachedAnswer>, key: string, answer: CachedAnswer): void {
+  if (entries.size >= maxEntries) {
+    // Oldest first: Map keeps insertion order.
+    const oldest = entries.keys().next().value;
+    if (oldest !== undefined) entries.delete(oldest);
+  }
+  entries.set(key, answer);
 }
 
 export function cacheKey(name: string, qtype: number, limit: number, reserved: number, dnssecOk: boolean, compactOk: boolean): string {
