@@ -152,6 +152,10 @@ for (const engine of engines()) {
       assert.match(chain, /chain\.signed\.test\.\s+300\s+IN\s+CNAME\s+alias\.signed\.test\./);
       assert.match(chain, /www\.signed\.test\.\s+300\s+IN\s+A\s+192\.0\.2\.2/);
       assert.match(await delv('signed.test', 'MX'), /; fully validated/);
+      // Names with a dot or a backslash inside a label are proven, and answered by wildcards, all the same.
+      assert.match(await delv('a\\.b.signed.test', 'A'), /; negative response, fully validated/);
+      assert.match(await delv('x\\\\y.signed.test', 'A'), /; negative response, fully validated/);
+      assert.match(await delv('a\\.b.wild.signed.test', 'TXT'), /; fully validated/);
     });
 
     test('a secure delegation validates down the DS; an insecure one is proven insecure', async () => {
