@@ -50,7 +50,8 @@ function nsecs(message: Buffer): { owner: Buffer[]; next: Buffer[] }[] {
 
 /** RFC 4034 §6.1, written here independently of the server's own. */
 function compare(a: Buffer[], b: Buffer[]): number {
-  const lower = (x: Buffer) => Buffer.from(x.toString('latin1').toLowerCase(), 'latin1');
+  // Only ASCII letters have a case; other octets compare as they are.
+  const lower = (x: Buffer) => Buffer.from(x.map((o) => (o >= 0x41 && o <= 0x5a ? o | 0x20 : o)));
   for (let i = 1; i <= Math.min(a.length, b.length); i++) {
     const d = Buffer.compare(lower(a[a.length - i] ?? Buffer.alloc(0)), lower(b[b.length - i] ?? Buffer.alloc(0)));
     if (d !== 0) return d;

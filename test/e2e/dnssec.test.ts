@@ -156,6 +156,8 @@ for (const engine of engines()) {
       assert.match(await delv('a\\.b.signed.test', 'A'), /; negative response, fully validated/);
       assert.match(await delv('x\\\\y.signed.test', 'A'), /; negative response, fully validated/);
       assert.match(await delv('a\\.b.wild.signed.test', 'TXT'), /; fully validated/);
+      // Only ASCII letters are lowered in the canonical form (RFC 4034 §6.2): octet 201 ('É' in latin1) stays.
+      assert.match(await delv('caf\\201.signed.test', 'A'), /; negative response, fully validated/);
     });
 
     test('a secure delegation validates down the DS; an insecure one is proven insecure', async () => {

@@ -2,8 +2,14 @@
 // octet string with ASCII letters compared in lower case, a shorter label before a longer one that
 // starts the same. Denial of existence is judged in this order.
 
+/** Only ASCII letters have a case in DNS names (RFC 4034 §6.2): every other octet stays as it is. */
 function lower(octet: number): number {
   return octet >= 0x41 && octet <= 0x5a ? octet | 0x20 : octet;
+}
+
+/** A copy of a label in its canonical (lower) case. */
+export function lowerLabel(label: Buffer): Buffer {
+  return Buffer.from(label.map(lower));
 }
 
 export function compareLabels(a: Buffer, b: Buffer): number {

@@ -2,6 +2,7 @@
 // covers exactly the name it denies and nothing else: no name can exist strictly between a name and
 // its predecessor or successor, whatever the zone holds.
 import { wireLength } from '../wire/name.ts';
+import { lowerLabel } from './canonical-order.ts';
 
 const maxName = 255;
 const maxLabel = 63;
@@ -17,11 +18,6 @@ function octetBefore(octet: number): number {
 function octetAfter(octet: number): number {
   const above = octet + 1;
   return above >= 0x41 && above <= 0x5a ? 0x5b : above;
-}
-
-/** A copy in lower case: the order compares letters without case, and so do these steps. */
-function lowerCase(label: Buffer): Buffer {
-  return Buffer.from(label.map((octet) => (octet >= 0x41 && octet <= 0x5a ? octet | 0x20 : octet)));
 }
 
 /** The greatest descendant of a name: as many labels of 0xff octets as the 255-octet limit allows. */
@@ -45,7 +41,7 @@ export function predecessor(labels: readonly Buffer[]): Buffer[] | undefined {
     const shorter = first.subarray(0, first.length - 1);
     return shorter.length === 0 ? parent : lastDescendant([shorter, ...parent]);
   }
-  const lowered = lowerCase(first);
+  const lowered = lowerLabel(first);
   lowered[lowered.length - 1] = octetBefore(lowered[lowered.length - 1] ?? last);
   // The longest label under the lowered one, then its deepest descendant.
   const room = maxName - wireLength([lowered, ...parent]);
@@ -62,7 +58,7 @@ export function nextSibling(labels: readonly Buffer[]): Buffer[] | undefined {
   let end = first.length;
   while (end > 0 && first[end - 1] === 0xff) end--;
   if (end === 0) return nextSibling(parent);
-  const raised = lowerCase(first.subarray(0, end));
+  const raised = lowerLabel(first.subarray(0, end));
   raised[end - 1] = octetAfter(raised[end - 1] ?? 0);
   return [raised, ...parent];
 }

@@ -5,6 +5,7 @@
 import { sign, type KeyObject } from 'node:crypto';
 import { recordCount, recordValue, type ServedRrset } from '../server/served-rrset.ts';
 import { nameLabels, wireFromLabels } from '../wire/name.ts';
+import { lowerLabel } from './canonical-order.ts';
 
 export const rrsigType = 46;
 const classIn = 1;
@@ -68,7 +69,7 @@ export class ZoneSigner {
     fields.writeUInt16BE(this.key.keyTag, 16);
     const header = Buffer.concat([fields, this.#signerName]);
     // RFC 4034 §6.3: each RR in canonical form, ordered by RDATA, duplicates once.
-    const ownerWire = wireFromLabels(owner.map((l) => Buffer.from(l.toString('latin1').toLowerCase(), 'latin1')));
+    const ownerWire = wireFromLabels(owner.map(lowerLabel));
     const sorted = [...rdatas].sort((a, b) => Buffer.compare(a, b)).filter((r, i, all) => i === 0 || !r.equals(all[i - 1] ?? Buffer.alloc(0)));
     const parts: Buffer[] = [header];
     for (const rdata of sorted) {
