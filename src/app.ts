@@ -83,6 +83,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         geoipDb: config.geoipDb,
         metrics: metrics.registry,
         workers: config.dnsWorkers,
+        udpIo: config.dnsUdpIo,
         dataDir: config.dataDir,
         logLevel: config.logLevel,
         secretKey,

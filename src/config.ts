@@ -17,6 +17,9 @@ export interface ListenAddress {
 
 export type Role = 'api' | 'dns';
 
+/** How the DNS server reads and sends UDP: see src/dns/server/udp.ts. */
+export type UdpIo = 'auto' | 'batched' | 'dgram';
+
 export interface Config {
   /** What this process runs. */
   roles: Role[];
@@ -24,6 +27,7 @@ export interface Config {
   dnsListen: ListenAddress;
   /** DNS worker threads sharing the DNS port. */
   dnsWorkers: number;
+  dnsUdpIo: UdpIo;
   dataDir: string;
   /** A postgres:// URL; undefined means the embedded SQLite file in the data dir. */
   databaseUrl: string | undefined;
@@ -81,6 +85,12 @@ export const settings = {
     env: 'EDGEPLANE_DNS_WORKERS',
     flag: 'dns-workers',
     description: 'DNS worker threads sharing the DNS port (SO_REUSEPORT); unset: one per core',
+  },
+  dnsUdpIo: {
+    env: 'EDGEPLANE_DNS_UDP_IO',
+    flag: 'dns-udp-io',
+    description: 'UDP reads and sends: batched (Linux recvmmsg/sendmmsg, the native addon npm ci builds), dgram (Node\'s, one datagram per call) or auto (batched when the addon loaded)',
+    default: 'auto',
   },
   dataDir: {
     env: 'EDGEPLANE_DATA_DIR',
@@ -205,6 +215,7 @@ export function loadConfig(
     apiListen: check('apiListen', parseListen, { host: '0.0.0.0', port: 8080 }),
     dnsListen: check('dnsListen', parseListen, { host: '0.0.0.0', port: 5353 }),
     dnsWorkers: check('dnsWorkers', parseWorkers, os.availableParallelism()),
+    dnsUdpIo: check('dnsUdpIo', (v) => oneOf(v, ['auto', 'batched', 'dgram'] as const), 'auto'),
     dataDir: path.resolve(raw('dataDir') ?? './data'),
     databaseUrl: check('databaseUrl', parseDatabaseUrl, undefined),
     adminEmail: check('adminEmail', parseEmail, 'admin@edgeplane.local'),

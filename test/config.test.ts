@@ -44,10 +44,11 @@ describe('configuration', () => {
           EDGEPLANE_ADMIN_EMAIL: 'not-an-email',
           EDGEPLANE_ADMIN_PASSWORD: 'short',
           EDGEPLANE_JWT_SECRET: 'too-short',
+          EDGEPLANE_DNS_UDP_IO: 'io_uring',
         }),
       (e: unknown) => {
         assert.ok(e instanceof ConfigError);
-        for (const name of ['API_LISTEN', 'DATABASE_URL', 'COMPAT', 'LOG_LEVEL', 'ACCESS_TOKEN_TTL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'JWT_SECRET']) {
+        for (const name of ['API_LISTEN', 'DATABASE_URL', 'COMPAT', 'LOG_LEVEL', 'ACCESS_TOKEN_TTL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'DNS_UDP_IO']) {
           assert.match(e.message, new RegExp(`EDGEPLANE_${name} \\(--`), name);
         }
         return true;

@@ -1,9 +1,8 @@
 // The authoritative DNS server role: loads every enabled zone, follows the change feed, and answers
 // on UDP and TCP at the same address.
-import type dgram from 'node:dgram';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
-import type { ListenAddress } from '../../config.ts';
+import type { ListenAddress, UdpIo } from '../../config.ts';
 import type { ChangeFeed } from '../../events/change-feed.ts';
 import type { Store } from '../../store/database.ts';
 import { sealer } from '../../crypto/sealed.ts';
@@ -14,10 +13,13 @@ import { respond, type Responder } from './respond.ts';
 import { ResponseCache } from './response-cache.ts';
 import { ServedZones } from './served-zones.ts';
 import { listenTcp, type TcpListener } from './tcp.ts';
-import { listenUdp, type Handler } from './udp.ts';
+import type { Handler } from './handler.ts';
+import { listenUdp, type UdpListener } from './udp.ts';
 
 export interface DnsServer {
   address: ListenAddress;
+  /** How UDP datagrams are moved (udp.ts). */
+  udpIo: UdpListener['io'];
   zones: number;
   loadMs: number;
   stop(): Promise<void>;
@@ -37,6 +39,7 @@ export interface DnsServerOptions {
   shared: boolean;
   /** The service's secret key: opens the zones' sealed DNSSEC keys. */
   secretKey: Uint8Array;
+  udpIo: UdpIo;
 }
 
 /**
@@ -45,12 +48,12 @@ export interface DnsServerOptions {
  */
 async function bindBoth(options: DnsServerOptions, handler: Handler, tcpHandler: Handler, onError: (e: unknown) => void) {
   for (let attempt = 1; ; attempt++) {
-    const udp = await listenUdp(options.listen, handler, onError, options.shared);
-    const port = udp.address().port;
+    const udp = await listenUdp(options.listen, handler, onError, options.shared, options.udpIo);
+    const port = udp.port;
     try {
       return { udp, tcp: await listenTcp({ host: options.listen.host, port }, tcpHandler, onError, options.shared), port };
     } catch (e) {
-      udp.close();
+      await udp.close();
       const taken = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
       if (!taken || options.listen.port !== 0 || attempt >= 10) throw e;
     }
@@ -81,7 +84,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   const handler = serve('udp');
   const tcpHandler = serve('tcp');
 
-  let sockets: { udp: dgram.Socket; tcp: TcpListener; port: number };
+  let sockets: { udp: UdpListener; tcp: TcpListener; port: number };
   try {
     sockets = await bindBoth(options, handler, tcpHandler, onError);
   } catch (e) {
@@ -93,12 +96,13 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   options.logger.debug({ port, zones: zones.size, load_ms: Date.now() - started }, 'DNS worker serving');
   return {
     address: { host: options.listen.host, port },
+    udpIo: udp.io,
     zones: zones.size,
     loadMs: Date.now() - started,
     stop: async () => {
       unsubscribe();
       await follower?.stop();
-      await new Promise<void>((resolve) => udp.close(() => resolve()));
+      await udp.close();
       await tcp.close();
     },
   };

@@ -2,7 +2,7 @@
 // messages split across reads reassembled, idle connections closed.
 import net from 'node:net';
 import type { ListenAddress } from '../../config.ts';
-import { serverFailure, type Handler } from './udp.ts';
+import { answer, type Handler } from './handler.ts';
 
 /** RFC 7766 §6.2.3 suggests seconds, not minutes, for idle connections. */
 const idleTimeoutMs = 10_000;
@@ -27,13 +27,7 @@ export function listenTcp(address: ListenAddress, handler: Handler, onError: (e:
         if (pending.length < 2 + size) break;
         const message = pending.subarray(2, 2 + size);
         pending = pending.subarray(2 + size);
-        let reply: Buffer | undefined;
-        try {
-          reply = handler(message, socket.remoteAddress ?? '');
-        } catch (e) {
-          onError(e);
-          reply = serverFailure(message);
-        }
+        const reply = answer(handler, message, socket.remoteAddress ?? '', onError);
         if (reply === undefined) continue;
         const framed = Buffer.allocUnsafe(2 + reply.length);
         framed.writeUInt16BE(reply.length, 0);

@@ -2,7 +2,7 @@
 // shared port. The main thread forwards each change and waits for the worker to acknowledge it.
 import { parentPort, workerData } from 'node:worker_threads';
 import { Registry } from 'prom-client';
-import type { LogLevel } from '../../config.ts';
+import type { LogLevel, UdpIo } from '../../config.ts';
 import { ChangeFeed, type ZoneChange } from '../../events/change-feed.ts';
 import { createLogger } from '../../logger.ts';
 import { openStore } from '../../store/database.ts';
@@ -18,6 +18,7 @@ export interface WorkerData {
   /** No API in this process: follow the store instead of the main thread's changes. */
   follow: boolean;
   secretKey: Uint8Array;
+  udpIo: UdpIo;
 }
 
 export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'metrics' } | { kind: 'stop' };
@@ -49,6 +50,7 @@ try {
     metrics: registry,
     shared: true,
     secretKey: data.secretKey,
+    udpIo: data.udpIo,
   });
   port.on('message', (message: ToWorker) => {
     const work =

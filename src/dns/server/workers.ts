@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import type { LogLevel } from '../../config.ts';
 import { startDnsServer, type DnsServerOptions } from './dns-server.ts';
+import { udpBatchUnavailable } from './udp-batch.ts';
 import type { FromWorker, ToWorker, WorkerData, WorkerRequest } from './worker-main.ts';
 
 export interface DnsRoleOptions extends Omit<DnsServerOptions, 'shared'> {
@@ -63,6 +64,8 @@ function spawn(data: WorkerData, onFailure: (e: unknown) => void): Promise<Threa
 
 export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   const shared = options.workers > 1;
+  const unavailable = udpBatchUnavailable();
+  if (options.udpIo === 'auto' && unavailable !== undefined) options.logger.warn(`DNS uses Node dgram for UDP: ${unavailable}`);
   const local = await startDnsServer({ ...options, shared });
   const port = local.address.port;
   const data: WorkerData = {
@@ -74,6 +77,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     logLevel: options.logLevel,
     follow: options.changes === undefined,
     secretKey: options.secretKey,
+    udpIo: options.udpIo,
   };
   const onFailure = (e: unknown) => options.logger.error({ err: e }, 'DNS worker failed');
   let threads: Thread[];
@@ -88,8 +92,8 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     for (const reply of replies) if (reply.kind === 'failed') options.logger.error({ error: reply.error }, 'a DNS worker did not apply a change');
   });
   options.logger.info(
-    { dns: `${options.listen.host}:${String(port)}`, workers: options.workers, zones: local.zones, load_ms: local.loadMs },
-    `DNS listening on udp+tcp ${options.listen.host}:${String(port)} with ${String(options.workers)} worker(s)`,
+    { dns: `${options.listen.host}:${String(port)}`, workers: options.workers, udp_io: local.udpIo, zones: local.zones, load_ms: local.loadMs },
+    `DNS listening on udp+tcp ${options.listen.host}:${String(port)} with ${String(options.workers)} worker(s), ${local.udpIo} UDP`,
   );
   return {
     port,

@@ -1,0 +1,22 @@
+// What a listener asks of the server for each message, and what it answers when that fails.
+
+export type Handler = (message: Buffer, source: string) => Buffer | undefined;
+
+export function serverFailure(message: Buffer): Buffer | undefined {
+  if (message.length < 12) return undefined;
+  const reply = Buffer.from(message.subarray(0, 12));
+  // QR set, opcode and RD kept, RCODE 2; no sections.
+  reply.writeUInt16BE((message.readUInt16BE(2) & 0x7900) | 0x8002, 2);
+  reply.fill(0, 4, 12);
+  return reply;
+}
+
+/** The handler's answer to one message: SERVFAIL when it throws, and the server keeps serving. */
+export function answer(handler: Handler, message: Buffer, source: string, onError: (e: unknown) => void): Buffer | undefined {
+  try {
+    return handler(message, source);
+  } catch (e) {
+    onError(e);
+    return serverFailure(message);
+  }
+}
