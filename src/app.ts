@@ -84,6 +84,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         metrics: metrics.registry,
         workers: config.dnsWorkers,
         udpIo: config.dnsUdpIo,
+        healthcheckAllowPrivate: config.healthcheckAllowPrivate,
         dataDir: config.dataDir,
         logLevel: config.logLevel,
         secretKey,

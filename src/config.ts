@@ -45,6 +45,7 @@ export interface Config {
   /** The service's own name servers: apex NS of new zones, SOA primary by default. */
   nameservers: string[];
   webhookAllowPrivate: boolean;
+  healthcheckAllowPrivate: boolean;
   /** A GeoIP .mmdb replacing the shipped country data; undefined: the shipped data. */
   geoipDb: string | undefined;
   /** The protection proxy's public addresses, reported as a resource's service_ip. */
@@ -160,6 +161,12 @@ export const settings = {
     description: 'Set to 1 to let zone webhooks reach loopback and private addresses',
     default: '0',
   },
+  healthcheckAllowPrivate: {
+    env: 'EDGEPLANE_HEALTHCHECK_ALLOW_PRIVATE',
+    flag: 'healthcheck-allow-private',
+    description: 'Set to 1 to let health checks (meta.failover) probe loopback and private addresses',
+    default: '0',
+  },
   publicIpv4: {
     env: 'EDGEPLANE_PUBLIC_IPV4',
     flag: 'public-ipv4',
@@ -228,6 +235,7 @@ export function loadConfig(
     secretKey: check('secretKey', parseSecret, undefined),
     nameservers: check('nameservers', parseNameservers, []),
     webhookAllowPrivate: check('webhookAllowPrivate', parseFlag, false),
+    healthcheckAllowPrivate: check('healthcheckAllowPrivate', parseFlag, false),
     geoipDb: check('geoipDb', parseReadableFile, undefined),
     publicIpv4: check('publicIpv4', (v) => parseAddress(v, 4), '127.0.0.1'),
     publicIpv6: check('publicIpv6', (v) => parseAddress(v, 6), undefined),

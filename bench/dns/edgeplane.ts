@@ -65,6 +65,8 @@ export function edgeplaneVersion(): string {
   }
 }
 
+const udpIo = process.env['EDGEPLANE_DNS_UDP_IO'];
+
 export async function startEdgeplane(options: EdgeplaneOptions): Promise<Edgeplane> {
   const port = await freeDnsPort();
   const env: NodeJS.ProcessEnv = {
@@ -78,6 +80,8 @@ export async function startEdgeplane(options: EdgeplaneOptions): Promise<Edgepla
     EDGEPLANE_ADMIN_PASSWORD: adminPassword,
     EDGEPLANE_LOG_LEVEL: options.logLevel,
     ...(options.workers === undefined ? {} : { EDGEPLANE_DNS_WORKERS: String(options.workers) }),
+    // Set it to dgram to measure Node's own UDP against the batched addon.
+    ...(udpIo === undefined ? {} : { EDGEPLANE_DNS_UDP_IO: udpIo }),
   };
   const started = Date.now();
   const child = spawnPinned(process.execPath, [...(options.nodeArgs ?? []), path.join(root, 'src/main.ts'), 'serve'], options.cpus, env);
@@ -109,7 +113,7 @@ export async function startEdgeplane(options: EdgeplaneOptions): Promise<Edgepla
       name: 'edgeplane',
       pid: child.pid!,
       port,
-      description: `edgeplane ${edgeplaneVersion()} on Node ${process.version}: ${workers}, log level ${options.logLevel}, SQLite store${options.cpus === undefined ? '' : `, CPUs ${options.cpus}`}`,
+      description: `edgeplane ${edgeplaneVersion()} on Node ${process.version}: ${workers}, log level ${options.logLevel}, SQLite store, UDP ${udpIo ?? 'auto'}${options.cpus === undefined ? '' : `, CPUs ${options.cpus}`}`,
       readyMs: ready - started,
       log,
       hasExited: exited,

@@ -1,5 +1,6 @@
 // An RRset body as clients send it → validated, canonical data ready to store. Every problem is
 // collected with its JSON path, so one 400 names them all.
+import { linearRegExp } from './health/regexp.ts';
 import { invalid, type FieldErrors } from '../errors.ts';
 import { validatePickers, type Picker } from './pickers/validate.ts';
 import { validateRecordMeta } from './record-meta.ts';
@@ -57,6 +58,30 @@ function validateRrsetMeta(meta: unknown, fields: FieldErrors): Record<string, u
     if (f['port'] !== undefined && !inRange(f['port'], 1, 65535)) fields['meta.failover.port'] = 'must be an integer 1-65535';
     if (f['frequency'] !== undefined && !inRange(f['frequency'], 10, 3600)) fields['meta.failover.frequency'] = 'must be 10-3600 seconds';
     if (f['timeout'] !== undefined && !inRange(f['timeout'], 1, 10)) fields['meta.failover.timeout'] = 'must be 1-10 seconds';
+    if (f['http_status_code'] !== undefined && !inRange(f['http_status_code'], 100, 599)) fields['meta.failover.http_status_code'] = 'must be an HTTP status code, 100-599';
+    // They end up in an HTTP request line and header: nothing there may break out of its place.
+    const shapes: Record<string, [RegExp, string]> = {
+      method: [/^[A-Za-z]{1,16}$/, 'must be an HTTP method such as GET or HEAD'],
+      url: [/^[\x21-\x7e]{1,2048}$/, 'must be a path or URL without spaces or control characters'],
+      host: [/^[\x21-\x7e]{1,255}$/, 'must be a host name without spaces or control characters'],
+    };
+    for (const [key, [shape, message]] of Object.entries(shapes)) {
+      const value = f[key];
+      if (value !== undefined && (typeof value !== 'string' || !shape.test(value))) fields[`meta.failover.${key}`] = message;
+    }
+    if (f['tls'] !== undefined && typeof f['tls'] !== 'boolean') fields['meta.failover.tls'] = 'must be true or false';
+    const regexp = f['regexp'];
+    if (regexp !== undefined) {
+      if (typeof regexp !== 'string' || regexp.length > 1024) fields['meta.failover.regexp'] = 'must be a string of at most 1024 characters';
+      else {
+        try {
+          linearRegExp(regexp);
+        } catch (e) {
+          // The checks match in linear time (health/regexp.ts): backreferences and lookaround are refused.
+          fields['meta.failover.regexp'] = (e as Error).message;
+        }
+      }
+    }
   }
   return meta as Record<string, unknown>;
 }

@@ -3,7 +3,7 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { nonPublic } from '../net/public-address.ts';
 
 export class WebhookTargetError extends Error {
   override name = 'WebhookTargetError';
@@ -51,23 +51,4 @@ export async function checkWebhookTarget(url: string, allowPrivate: boolean): Pr
     }
   }
   return addresses;
-}
-
-/** NAT64's well-known prefix carries an IPv4 address in its last 32 bits (RFC 6052). */
-const nat64 = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
-
-/** The kind of a non-public address (loopback, private, ...), or undefined for a public one. */
-function nonPublic(address: string): string | undefined {
-  // process() turns IPv4-mapped IPv6 (::ffff:127.0.0.1) into the IPv4 address it stands for.
-  const parsed = ipaddr.process(address);
-  if (parsed instanceof ipaddr.IPv6 && parsed.match(nat64)) {
-    const [, , , , , , high = 0, low = 0] = parsed.parts;
-    const embedded = new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
-    const range = embedded.range();
-    return range === 'unicast' ? undefined : `NAT64-embedded ${range}`;
-  }
-  // Everything ipaddr.js classifies beyond plain unicast is special-purpose: loopback, private,
-  // uniqueLocal, linkLocal, carrierGradeNat, multicast, broadcast, reserved, 6to4, teredo...
-  const range = parsed.range();
-  return range === 'unicast' ? undefined : range;
 }

@@ -49,6 +49,19 @@ export async function withRecords(db: Db, rrsets: RrsetRow[]): Promise<RrsetWith
   }));
 }
 
+/** The address RRsets of enabled zones that health checks concern (`healthcheck` = 1), with records. */
+export async function healthCheckedRrsets(db: Db): Promise<RrsetWithRecords[]> {
+  const rows = await db
+    .selectFrom('rrsets')
+    .innerJoin('zones', 'zones.id', 'rrsets.zone_id')
+    .selectAll('rrsets')
+    .where('rrsets.healthcheck', '=', 1)
+    .where('zones.enabled', '=', 1)
+    .where('rrsets.type', 'in', ['A', 'AAAA'])
+    .execute();
+  return withRecords(db, rows);
+}
+
 export async function zoneRrsets(db: Db, zoneId: number): Promise<RrsetWithRecords[]> {
   return withRecords(db, await db.selectFrom('rrsets').selectAll().where('zone_id', '=', zoneId).orderBy('name').orderBy('type').execute());
 }

@@ -12,7 +12,7 @@ import type { GeoInfo } from '../../src/geo/geoip.ts';
 
 // A record stands for its label: its position in this list.
 const allLabels: string[] = [];
-const record = (label: string, meta: Record<string, unknown> = {}): ServedRecord => ({ index: allLabels.push(label) - 1, match: compileMeta(meta) });
+const record = (label: string, meta: Record<string, unknown> = {}, up = true): ServedRecord => ({ index: allLabels.push(label) - 1, match: compileMeta(meta), up });
 const labels = (records: ServedRecord[]) => records.map((r) => allLabels[r.index]);
 const from = (address: string, geo: Partial<GeoInfo> = {}) =>
   requester(address, { lookup: () => ({ country: undefined, continent: undefined, asn: undefined, location: undefined, ...geo }) });
@@ -76,4 +76,14 @@ test('weighted_shuffle puts each record first in proportion to its weight (defau
   assert.ok(Math.abs(share('light') - 10 / 360) < 0.005, `light ${share('light')}`);
   assert.equal(share('zero'), 0);
   assert.equal(weightedShuffle(weighted).length, 4, 'nothing is lost');
+});
+
+test('healthcheck drops records whose check fails; when all fail, strict gives nothing, otherwise everything', () => {
+  const pool = [record('a'), record('b', {}, false), record('c')];
+  const anyone = from('192.0.2.1');
+  assert.deepEqual(labels(applyPickers(pool, [picker('healthcheck')], anyone)), ['a', 'c']);
+  assert.deepEqual(labels(applyPickers(pool, [picker('is_healthy'), picker('first_n')], anyone)), ['a']);
+  const down = [record('x', {}, false), record('y', {}, false)];
+  assert.deepEqual(labels(applyPickers(down, [picker('healthcheck', { strict: true })], anyone)), []);
+  assert.deepEqual(labels(applyPickers(down, [picker('healthcheck')], anyone)), ['x', 'y']);
 });

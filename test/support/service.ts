@@ -24,6 +24,11 @@ export interface Service {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
   /** Starts a new process on the same data dir and database. */
   restart(): Promise<Service>;
+  /**
+   * Starts another process on the same data dir and database with some settings changed (another
+   * node, say `EDGEPLANE_ROLES: 'dns'`); disposing of it only stops it.
+   */
+  sibling(env: Record<string, string>): Promise<Service>;
   /** Stops the process and removes its data dir and database. */
   dispose(): Promise<void>;
 }
@@ -64,15 +69,17 @@ async function launch(engine: Engine, dataDir: string, env: NodeJS.ProcessEnv, c
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
 
+  // A process serves the roles it was given: only those announce an address ('' and 0 for the others).
+  const roles = (env['EDGEPLANE_ROLES'] ?? 'api,dns').split(',');
   const { url, dnsPort } = await new Promise<{ url: string; dnsPort: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start in 20 s:\n${stdout}\n${stderr}`)), 20_000);
     const onData = () => {
-      const api = /"url":"(http:\/\/[^"]+)"/.exec(stdout);
-      const dns = /"dns":"[^"]*:(\d+)"/.exec(stdout);
-      if (api?.[1] !== undefined && dns?.[1] !== undefined) {
+      const api = /"url":"(http:\/\/[^"]+)"/.exec(stdout)?.[1];
+      const dns = /"dns":"[^"]*:(\d+)"/.exec(stdout)?.[1];
+      if ((api !== undefined || !roles.includes('api')) && (dns !== undefined || !roles.includes('dns'))) {
         clearTimeout(timer);
         child.stdout?.off('data', onData);
-        resolve({ url: api[1], dnsPort: Number(dns[1]) });
+        resolve({ url: api ?? '', dnsPort: Number(dns ?? 0) });
       }
     };
     child.stdout?.on('data', onData);
@@ -95,6 +102,7 @@ async function launch(engine: Engine, dataDir: string, env: NodeJS.ProcessEnv, c
     output: () => stdout,
     stop,
     restart: () => launch(engine, dataDir, env, cleanup),
+    sibling: (extra) => launch(engine, dataDir, { ...env, ...extra }, () => Promise.resolve()),
     dispose: async () => {
       await stop('SIGKILL');
       await cleanup();

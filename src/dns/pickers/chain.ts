@@ -38,11 +38,14 @@ export function applyPickers(records: ServedRecord[], pickers: Picker[], request
       case 'first_n':
         next = current.slice(0, picker.limit > 0 ? picker.limit : 1);
         break;
-      // Health checks are not run yet: every record counts as healthy.
+      // Records whose check fails are dropped; when every one fails, strict answers none and
+      // otherwise all are kept (an answer that may work beats none).
       case 'healthcheck':
-      case 'is_healthy':
-        next = current;
+      case 'is_healthy': {
+        const up = current.filter((r) => r.up);
+        next = up.length > 0 ? up : picker.strict ? [] : current;
         break;
+      }
     }
     current = picker.limit > 0 ? next.slice(0, picker.limit) : next;
   }

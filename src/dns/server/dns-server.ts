@@ -7,6 +7,7 @@ import type { ChangeFeed } from '../../events/change-feed.ts';
 import type { Store } from '../../store/database.ts';
 import { sealer } from '../../crypto/sealed.ts';
 import { openGeo } from '../../geo/geoip.ts';
+import type { HealthReport } from '../health/checker.ts';
 import { followStore, type Follower } from './follow-store.ts';
 import { dnsMetrics } from './metrics.ts';
 import { respond, type Responder } from './respond.ts';
@@ -22,6 +23,8 @@ export interface DnsServer {
   udpIo: UdpListener['io'];
   zones: number;
   loadMs: number;
+  /** Applies a health check's verdict on one record (health/checker.ts). */
+  setHealth(report: HealthReport): void;
   stop(): Promise<void>;
 }
 
@@ -40,6 +43,8 @@ export interface DnsServerOptions {
   /** The service's secret key: opens the zones' sealed DNSSEC keys. */
   secretKey: Uint8Array;
   udpIo: UdpIo;
+  /** Called after each zone change this server applied (from the API of this process or the store). */
+  onZoneChange?: () => void;
 }
 
 /**
@@ -61,7 +66,7 @@ async function bindBoth(options: DnsServerOptions, handler: Handler, tcpHandler:
 }
 
 export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
-  const zones = new ServedZones(options.store.db, sealer(options.secretKey));
+  const zones = new ServedZones(options.store.db, sealer(options.secretKey), options.onZoneChange);
   const started = Date.now();
   await zones.loadAll();
   let follower: Follower | undefined;
@@ -99,6 +104,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     udpIo: udp.io,
     zones: zones.size,
     loadMs: Date.now() - started,
+    setHealth: (report) => zones.setHealth(report),
     stop: async () => {
       unsubscribe();
       await follower?.stop();

@@ -55,7 +55,7 @@ function servedRrset(rrset: RrsetWithRecords): ServedRrset | undefined {
     pickers:
       rrset.pickers === null
         ? null
-        : { chain: parseJson<Picker[]>(rrset.pickers), records: records.map((r, index) => ({ index, match: compileMeta(parseJson<Record<string, unknown>>(r.meta)) })) },
+        : { chain: parseJson<Picker[]>(rrset.pickers), records: records.map((r, index) => ({ index, match: compileMeta(parseJson<Record<string, unknown>>(r.meta)), up: true })) },
   };
 }
 

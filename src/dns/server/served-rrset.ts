@@ -9,6 +9,8 @@ import type { Picker } from '../pickers/validate.ts';
 export interface ServedRecord {
   index: number;
   match: RecordMatch;
+  /** False while its health check fails (health/checker.ts); `healthcheck` pickers drop it then. */
+  up: boolean;
 }
 
 /** One record's value (a string), or those of several records in stored order. */

@@ -4,20 +4,28 @@ import type { Sealer } from '../../crypto/sealed.ts';
 import type { ZoneChange } from '../../events/change-feed.ts';
 import type { Db } from '../../store/database.ts';
 import type { ZoneRow } from '../../store/zones.ts';
+import type { HealthReport } from '../health/checker.ts';
 import { loadZone, refreshNames } from './load.ts';
-import { parentOf, type ZoneView } from './zone-view.ts';
+import { recordValue } from './served-rrset.ts';
+import { parentOf, rrsetOf, type ZoneView } from './zone-view.ts';
 
 export class ServedZones {
   readonly #zones = new Map<string, ZoneView>();
   readonly #db: Db;
   readonly #sealer: Sealer;
   readonly #pending = new Map<string, Promise<void>>();
+  /** Records reported down, by owner, type and RDATA: marked again whenever their RRset is rebuilt. */
+  readonly #down = new Map<string, HealthReport>();
   /** Bumped after every applied change: cached answers from before are stale. */
   version = 0;
 
-  constructor(db: Db, sealer: Sealer) {
+  readonly #onApplied: () => void;
+
+  /** `onApplied` runs after each change is applied, whichever way it arrived. */
+  constructor(db: Db, sealer: Sealer, onApplied: () => void = () => undefined) {
     this.#db = db;
     this.#sealer = sealer;
+    this.#onApplied = onApplied;
   }
 
   /** The most specific enabled zone containing `name`, if any. */
@@ -57,8 +65,26 @@ export class ServedZones {
   async #apply(change: ZoneChange): Promise<void> {
     try {
       await this.#load(change);
+      for (const report of this.#down.values()) this.#mark(report);
     } finally {
       this.version++;
+      this.#onApplied();
+    }
+  }
+
+  /** A record's health changed: answers from now on follow it. */
+  setHealth(report: HealthReport): void {
+    const key = `${report.owner}|${String(report.type)}|${report.rdata}`;
+    if (report.up) this.#down.delete(key);
+    else this.#down.set(key, report);
+    this.#mark(report);
+    this.version++;
+  }
+
+  #mark(report: HealthReport): void {
+    const rrset = rrsetOf(this.find(report.owner)?.node(report.owner), report.type);
+    for (const record of rrset?.pickers?.records ?? []) {
+      if (recordValue(rrset?.rdata ?? '', record.index) === report.rdata) record.up = report.up;
     }
   }
 

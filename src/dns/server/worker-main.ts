@@ -4,6 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import type { LogLevel, UdpIo } from '../../config.ts';
 import { ChangeFeed, type ZoneChange } from '../../events/change-feed.ts';
+import type { HealthReport } from '../health/checker.ts';
 import { createLogger } from '../../logger.ts';
 import { openStore } from '../../store/database.ts';
 import { startDnsServer } from './dns-server.ts';
@@ -21,7 +22,7 @@ export interface WorkerData {
   udpIo: UdpIo;
 }
 
-export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'metrics' } | { kind: 'stop' };
+export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'health'; report: HealthReport } | { kind: 'metrics' } | { kind: 'stop' };
 export type ToWorker = WorkerRequest & { id: number };
 export interface FromWorker {
   kind: 'ready' | 'done' | 'failed';
@@ -52,13 +53,24 @@ try {
     secretKey: data.secretKey,
     udpIo: data.udpIo,
   });
+  const handle = async (message: WorkerRequest): Promise<Partial<FromWorker>> => {
+    switch (message.kind) {
+      case 'change':
+        await changes?.publish(message.change);
+        return {};
+      case 'health':
+        server.setHealth(message.report);
+        return {};
+      case 'metrics':
+        return { metrics: await registry.getMetricsAsJSON() };
+      case 'stop':
+        await server.stop();
+        await store.close();
+        return {};
+    }
+  };
   port.on('message', (message: ToWorker) => {
-    const work =
-      message.kind === 'change'
-        ? (changes?.publish(message.change) ?? Promise.resolve()).then(() => ({}))
-        : message.kind === 'metrics'
-          ? registry.getMetricsAsJSON().then((metrics) => ({ metrics }))
-          : server.stop().then(() => store.close()).then(() => ({}));
+    const work = handle(message);
     work.then(
       (extra) => port.postMessage({ kind: 'done', id: message.id, ...extra } satisfies FromWorker),
       (e: unknown) => port.postMessage({ kind: 'failed', id: message.id, error: String(e) } satisfies FromWorker),

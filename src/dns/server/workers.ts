@@ -6,10 +6,13 @@ import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import type { LogLevel } from '../../config.ts';
 import { startDnsServer, type DnsServerOptions } from './dns-server.ts';
 import { udpBatchUnavailable } from './udp-batch.ts';
+import { HealthChecker } from '../health/checker.ts';
 import type { FromWorker, ToWorker, WorkerData, WorkerRequest } from './worker-main.ts';
 
 export interface DnsRoleOptions extends Omit<DnsServerOptions, 'shared'> {
   workers: number;
+  /** Health checks may probe loopback and private addresses. */
+  healthcheckAllowPrivate: boolean;
   dataDir: string;
   logLevel: LogLevel;
 }
@@ -66,7 +69,22 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   const shared = options.workers > 1;
   const unavailable = udpBatchUnavailable();
   if (options.udpIo === 'auto' && unavailable !== undefined) options.logger.warn(`DNS uses Node dgram for UDP: ${unavailable}`);
-  const local = await startDnsServer({ ...options, shared });
+  // One checker per process: its verdicts go to every thread. It starts once all threads serve, and
+  // re-reads the checks after every zone change this thread applies, however it heard of it.
+  const checker = new HealthChecker({
+    db: options.store.db,
+    allowPrivate: options.healthcheckAllowPrivate,
+    logger: options.logger,
+    report: async (report) => {
+      local.setHealth(report);
+      await Promise.all(threads.map((t) => t.request({ kind: 'health', report })));
+    },
+  });
+  let checking = false;
+  const refreshChecks = () => {
+    if (checking) checker.refresh().catch((e: unknown) => options.logger.error({ err: e }, 'reading the health checks failed'));
+  };
+  const local = await startDnsServer({ ...options, shared, onZoneChange: refreshChecks });
   const port = local.address.port;
   const data: WorkerData = {
     dataDir: options.dataDir,
@@ -87,6 +105,8 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     await local.stop();
     throw e;
   }
+  checking = true;
+  refreshChecks();
   const unsubscribe = options.changes?.subscribe(async (change) => {
     const replies = await Promise.all(threads.map((t) => t.request({ kind: 'change', change })));
     for (const reply of replies) if (reply.kind === 'failed') options.logger.error({ error: reply.error }, 'a DNS worker did not apply a change');
@@ -99,6 +119,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     port,
     stop: async () => {
       unsubscribe?.();
+      checker.stop();
       await Promise.all(threads.map((t) => t.request({ kind: 'stop' })));
       await local.stop();
     },

@@ -5,6 +5,7 @@ import type { Engine } from '../database.ts';
 import * as accounts from './0001_accounts.ts';
 import * as dns from './0002_dns.ts';
 import * as security from './0003_security.ts';
+import * as healthcheckIndex from './0004_healthcheck_index.ts';
 
 export interface MigrationContext {
   /** Column type of an auto-increment integer key on this engine. */
@@ -19,6 +20,7 @@ const steps: Record<string, Step> = {
   '0001_accounts': accounts.up,
   '0002_dns': dns.up,
   '0003_security': security.up,
+  '0004_healthcheck_index': healthcheckIndex.up,
 };
 
 export function migrations(engine: Engine): Record<string, Migration> {

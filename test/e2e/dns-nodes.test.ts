@@ -1,0 +1,75 @@
+// Separate roles on one store: an API-only process and a DNS-only process (`EDGEPLANE_ROLES`), as
+// several nodes run. The DNS node learns of changes from the store itself (PostgreSQL NOTIFY, or the
+// periodic serial check on either engine) and runs its own health checks.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { ask } from '../support/dns-client.ts';
+import { engines } from '../support/engines.ts';
+import { bearer, call, login } from '../support/http.ts';
+import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
+
+/** Asks until the answer's addresses are `expected` (sorted) or `ms` pass. */
+async function until(port: number, name: string, expected: string[], ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const { packet } = await ask(port, name, 'A');
+    const seen = (packet.answers ?? []).map((a) => (a.type === 'A' ? a.data : '')).sort();
+    if (JSON.stringify(seen) === JSON.stringify(expected)) return;
+    if (Date.now() > deadline) assert.deepEqual(seen, expected, `${name} at the DNS node`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+for (const engine of engines()) {
+  describe(`an API node and a DNS node on one ${engine} store`, () => {
+    let apiNode: Service;
+    let dnsNode: Service;
+    let api: (method: string, path: string, body?: unknown) => ReturnType<typeof call>;
+    const listener = net.createServer((socket) => socket.end());
+    let port: number;
+
+    before(async () => {
+      port = await new Promise<number>((resolve) => listener.listen(0, '127.0.0.1', () => resolve((listener.address() as net.AddressInfo).port)));
+      apiNode = await startService({ engine, env: { EDGEPLANE_ROLES: 'api' } });
+      dnsNode = await apiNode.sibling({ EDGEPLANE_ROLES: 'dns', EDGEPLANE_HEALTHCHECK_ALLOW_PRIVATE: '1' });
+      const auth = bearer((await login(apiNode.url, adminEmail, adminPassword)).access);
+      api = (method, path, body) => call(apiNode.url, method, path, { auth, body });
+      assert.equal((await api('POST', '/dns/v2/zones', { name: 'nodes.test' })).status, 200);
+    });
+    after(async () => {
+      await dnsNode.dispose();
+      await apiNode.dispose();
+      listener.close();
+    });
+
+    test('each process serves only its roles', () => {
+      assert.equal(apiNode.dnsPort, 0);
+      assert.doesNotMatch(apiNode.output(), /DNS listening/);
+      assert.equal(dnsNode.url, '');
+      assert.match(dnsNode.output(), /DNS listening/);
+    });
+
+    test('an RRset written at the API node is served by the DNS node, and its deletion too', async () => {
+      const put = await api('PUT', '/dns/v2/zones/nodes.test/www.nodes.test/A', { ttl: 60, resource_records: [{ content: ['192.0.2.10'] }] });
+      assert.equal(put.status, 200, put.text);
+      // NOTIFY is immediate; the serial check that SQLite relies on runs every 2 s.
+      await until(dnsNode.dnsPort, 'www.nodes.test', ['192.0.2.10'], 5000);
+      assert.equal((await api('DELETE', '/dns/v2/zones/nodes.test/www.nodes.test/A')).status, 200);
+      await until(dnsNode.dnsPort, 'www.nodes.test', [], 5000);
+      assert.equal((await ask(dnsNode.dnsPort, 'www.nodes.test', 'A')).packet.rcode, 'NXDOMAIN');
+    });
+
+    test('the DNS node runs the health checks it reads from the store', async () => {
+      const body = {
+        ttl: 60,
+        meta: { failover: { protocol: 'TCP', port, frequency: 10, timeout: 1 } },
+        pickers: [{ type: 'healthcheck' }],
+        resource_records: [{ content: ['127.0.0.1'] }, { content: ['127.0.0.2'] }],
+      };
+      assert.equal((await api('PUT', '/dns/v2/zones/nodes.test/hc.nodes.test/A', body)).status, 200);
+      // It re-reads its checks when it applies the change: at once on PostgreSQL, within 2 s on SQLite.
+      await until(dnsNode.dnsPort, 'hc.nodes.test', ['127.0.0.1'], 5000);
+    });
+  });
+}
