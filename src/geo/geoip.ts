@@ -18,7 +18,11 @@ export interface GeoInfo {
   asn: number | undefined;
   /** [latitude, longitude] when the database has a location (city databases), else undefined */
   location: [number, number] | undefined;
+  /** Subdivisions (city databases), each as its ISO 3166-2 code (US-CA) and its English name, upper case */
+  regions: readonly string[];
 }
+
+export const unknownGeo: GeoInfo = { country: undefined, continent: undefined, asn: undefined, location: undefined, regions: [] };
 
 export interface GeoLookup {
   /** address: dotted IPv4 or IPv6 text (as Node's dgram rinfo.address gives, incl. '::ffff:1.2.3.4' mapped forms) */
@@ -46,7 +50,7 @@ export async function openGeo(options: { mmdbPath?: string }): Promise<GeoLookup
   const known = new Map<string, GeoInfo>();
   const find = (address: string): GeoInfo => {
     const family = parseAddress(address, words);
-    if (family === notAddress || !globallyReachable(family, words)) return { country: undefined, continent: undefined, asn: undefined, location: undefined };
+    if (family === notAddress || !globallyReachable(family, words)) return unknownGeo;
     const own = custom?.lookup(family, words);
     const place = own?.country === undefined ? countries.lookup(family, words) : own;
     return {
@@ -54,6 +58,7 @@ export async function openGeo(options: { mmdbPath?: string }): Promise<GeoLookup
       continent: place?.continent,
       asn: own?.asn ?? asns.lookup(family, words),
       location: own?.location,
+      regions: own?.regions ?? unknownGeo.regions,
     };
   };
   return {

@@ -28,7 +28,13 @@ function geoOf(record: unknown): GeoInfo {
   const latitude = number(member(place, 'latitude'));
   const longitude = number(member(place, 'longitude'));
   const location: [number, number] | undefined = latitude === undefined || longitude === undefined ? undefined : [latitude, longitude];
-  return { country, continent, asn, location };
+  const subdivisions = member(record, 'subdivisions');
+  const regions = (Array.isArray(subdivisions) ? subdivisions : []).flatMap((subdivision: unknown) => {
+    const iso = code(member(subdivision, 'iso_code'));
+    const name = code(member(member(subdivision, 'names'), 'en'));
+    return [...(iso === undefined || country === undefined ? [] : [`${country}-${iso}`]), ...(name === undefined ? [] : [name])];
+  });
+  return { country, continent, asn, location, regions };
 }
 
 const hex = (word: number) => `${(word >>> 16).toString(16)}:${(word & 0xffff).toString(16)}`;

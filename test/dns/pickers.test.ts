@@ -15,7 +15,7 @@ const allLabels: string[] = [];
 const record = (label: string, meta: Record<string, unknown> = {}, up = true): ServedRecord => ({ index: allLabels.push(label) - 1, match: compileMeta(meta), up });
 const labels = (records: ServedRecord[]) => records.map((r) => allLabels[r.index]);
 const from = (address: string, geo: Partial<GeoInfo> = {}) =>
-  requester(address, { lookup: () => ({ country: undefined, continent: undefined, asn: undefined, location: undefined, ...geo }) });
+  requester(address, { lookup: () => ({ country: undefined, continent: undefined, asn: undefined, location: undefined, regions: [], ...geo }) });
 const picker = (type: Picker['type'], extra: Partial<Picker> = {}): Picker => ({ type, limit: 0, strict: false, ...extra });
 
 const records = [
@@ -86,4 +86,12 @@ test('healthcheck drops records whose check fails; when all fail, strict gives n
   const down = [record('x', {}, false), record('y', {}, false)];
   assert.deepEqual(labels(applyPickers(down, [picker('healthcheck', { strict: true })], anyone)), []);
   assert.deepEqual(labels(applyPickers(down, [picker('healthcheck')], anyone)), ['x', 'y']);
+});
+
+test('region matches a subdivision by ISO 3166-2 code or English name, in any case', () => {
+  const byRegion = [record('california', { regions: ['us-ca'] }), record('bavaria', { regions: ['Bavaria'] }), record('fallback', { default: true })];
+  const chain = [picker('region'), picker('default')];
+  assert.deepEqual(labels(applyPickers(byRegion, chain, from('192.0.2.1', { regions: ['US-CA', 'CALIFORNIA'] }))), ['california']);
+  assert.deepEqual(labels(applyPickers(byRegion, chain, from('192.0.2.1', { regions: ['DE-BY', 'BAVARIA'] }))), ['bavaria']);
+  assert.deepEqual(labels(applyPickers(byRegion, chain, from('192.0.2.1'))), ['fallback']);
 });

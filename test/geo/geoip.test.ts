@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { defaultCountryDb, openGeo, type GeoLookup } from '../../src/geo/geoip.ts';
 import { writeMmdb } from './mmdb-writer.ts';
 
-const unknown = { country: undefined, continent: undefined, asn: undefined, location: undefined };
+const unknown = { country: undefined, continent: undefined, asn: undefined, location: undefined, regions: [] };
 let geo: GeoLookup;
 let dir: string;
 
@@ -19,14 +19,14 @@ before(async () => {
 after(() => rm(dir, { recursive: true, force: true }));
 
 test('country from the shipped data, continent from the country, ASN from the ranges, no location', () => {
-  assert.deepEqual(geo.lookup('8.8.8.8'), { country: 'US', continent: 'NA', asn: 15169, location: undefined });
-  assert.deepEqual(geo.lookup('193.0.6.139'), { country: 'NL', continent: 'EU', asn: 3333, location: undefined });
-  assert.deepEqual(geo.lookup('9.9.9.9'), { country: 'US', continent: 'NA', asn: 19281, location: undefined });
+  assert.deepEqual(geo.lookup('8.8.8.8'), { country: 'US', continent: 'NA', asn: 15169, location: undefined, regions: [] });
+  assert.deepEqual(geo.lookup('193.0.6.139'), { country: 'NL', continent: 'EU', asn: 3333, location: undefined, regions: [] });
+  assert.deepEqual(geo.lookup('9.9.9.9'), { country: 'US', continent: 'NA', asn: 19281, location: undefined, regions: [] });
   assert.equal(geo.lookup('1.1.1.1').asn, 13335);
 });
 
 test('IPv6', () => {
-  assert.deepEqual(geo.lookup('2001:4860:4860::8888'), { country: 'US', continent: 'NA', asn: 15169, location: undefined });
+  assert.deepEqual(geo.lookup('2001:4860:4860::8888'), { country: 'US', continent: 'NA', asn: 15169, location: undefined, regions: [] });
   assert.equal(geo.lookup('2a00:1450::1').asn, 15169);
   assert.equal(geo.lookup('2606:4700:4700::1111').asn, 13335);
   assert.equal(geo.lookup('2620:fe::fe').asn, 19281);
@@ -63,7 +63,12 @@ test('the shipped country .mmdb given as mmdbPath answers like the default', asy
 // it has none, and the ASN where it has none.
 const custom = {
   // GeoIP2 City shape: its own country, continent and location win; ASN from the shipped ranges.
-  '8.8.8.0/24': { country: { iso_code: 'DE' }, continent: { code: 'EU' }, location: { latitude: 50.11, longitude: 8.68, accuracy_radius: 100 } },
+  '8.8.8.0/24': {
+    country: { iso_code: 'DE' },
+    continent: { code: 'EU' },
+    location: { latitude: 50.11, longitude: 8.68, accuracy_radius: 100 },
+    subdivisions: [{ iso_code: 'HE', names: { en: 'Hesse', de: 'Hessen' } }],
+  },
   // GeoLite2 ASN shape: country from the shipped data.
   '1.1.1.0/24': { autonomous_system_number: 64500, autonomous_system_organization: 'Example' },
   // Registered country only, ASN in traits (GeoIP2 Enterprise): continent from the country.
@@ -77,11 +82,11 @@ for (const recordSize of [24, 28, 32] as const) {
     const path = join(dir, `custom-${recordSize}.mmdb`);
     await writeFile(path, writeMmdb(custom, { recordSize, ipVersion: 6 }));
     const layered = await openGeo({ mmdbPath: path });
-    assert.deepEqual(layered.lookup('8.8.8.8'), { country: 'DE', continent: 'EU', asn: 15169, location: [50.11, 8.68] });
+    assert.deepEqual(layered.lookup('8.8.8.8'), { country: 'DE', continent: 'EU', asn: 15169, location: [50.11, 8.68], regions: ['DE-HE', 'HESSE'] });
     assert.deepEqual(layered.lookup('::ffff:8.8.8.8'), layered.lookup('8.8.8.8'));
     assert.deepEqual(layered.lookup('1.1.1.1'), { ...geo.lookup('1.1.1.1'), asn: 64500 });
-    assert.deepEqual(layered.lookup('9.9.9.9'), { country: 'CH', continent: 'EU', asn: 64501, location: undefined });
-    assert.deepEqual(layered.lookup('2001:4860:4860::8888'), { country: 'JP', continent: 'AS', asn: 15169, location: [35.69, 139.69] });
+    assert.deepEqual(layered.lookup('9.9.9.9'), { country: 'CH', continent: 'EU', asn: 64501, location: undefined, regions: [] });
+    assert.deepEqual(layered.lookup('2001:4860:4860::8888'), { country: 'JP', continent: 'AS', asn: 15169, location: [35.69, 139.69], regions: [] });
     assert.deepEqual(layered.lookup('193.0.6.139'), geo.lookup('193.0.6.139'), 'not in the custom database');
     assert.deepEqual(layered.lookup('8.8.4.4'), geo.lookup('8.8.4.4'), 'next to a custom network');
     assert.deepEqual(layered.lookup('192.168.1.1'), unknown);
@@ -92,7 +97,7 @@ test('a custom IPv4-only database leaves IPv6 to the shipped data', async () => 
   const path = join(dir, 'custom-v4.mmdb');
   await writeFile(path, writeMmdb({ '8.8.8.0/24': { country: { iso_code: 'DE' } } }, { recordSize: 24, ipVersion: 4 }));
   const layered = await openGeo({ mmdbPath: path });
-  assert.deepEqual(layered.lookup('8.8.8.8'), { country: 'DE', continent: 'EU', asn: 15169, location: undefined });
+  assert.deepEqual(layered.lookup('8.8.8.8'), { country: 'DE', continent: 'EU', asn: 15169, location: undefined, regions: [] });
   assert.deepEqual(layered.lookup('2001:4860:4860::8888'), geo.lookup('2001:4860:4860::8888'));
 });
 

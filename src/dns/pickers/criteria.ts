@@ -18,7 +18,7 @@ export const criteria = {
     const continent = r.geo().continent;
     return continent !== undefined && m.continents.has(continent);
   },
-  // Regions need a database with subdivisions; the default one has none, so nothing matches.
-  region: () => false,
+  // Regions come from a city database's subdivisions (EDGEPLANE_GEOIP_DB); the shipped one has none.
+  region: (m, r) => r.geo().regions.some((region) => m.regions.has(region)),
   default: (m) => m.isDefault,
 } satisfies Record<string, Criterion>;

@@ -1,15 +1,13 @@
 // Who a DNS answer is tailored for: the EDNS Client Subnet address when the query carries one,
 // otherwise the resolver's source address. Geo data is looked up once, and only if a picker asks.
 import ipaddr from 'ipaddr.js';
-import type { GeoInfo, GeoLookup } from '../../geo/geoip.ts';
+import { unknownGeo, type GeoInfo, type GeoLookup } from '../../geo/geoip.ts';
 
 export interface Requester {
   /** The address as ipaddr parsed it (IPv4-mapped IPv6 already unwrapped). */
   address: ipaddr.IPv4 | ipaddr.IPv6 | undefined;
   geo(): GeoInfo;
 }
-
-const unknown: GeoInfo = { country: undefined, continent: undefined, asn: undefined, location: undefined };
 
 function parse(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
   if (!ipaddr.isValid(text)) return undefined;
@@ -45,7 +43,7 @@ class LazyRequester implements Requester {
   }
 
   geo(): GeoInfo {
-    this.#info ??= this.#lookup === undefined ? unknown : this.#lookup.lookup(this.#text);
+    this.#info ??= this.#lookup === undefined ? unknownGeo : this.#lookup.lookup(this.#text);
     return this.#info;
   }
 }
