@@ -147,6 +147,15 @@ describe('health checks', () => {
     await until(service, 'flip.hc.test', ['127.0.0.7'], 15_000);
   });
 
+  test('/metrics counts the checked records by state and the probes made', async () => {
+    const metrics = (await call(service.url, 'GET', '/metrics')).text;
+    const value = (pattern: RegExp) => Number(pattern.exec(metrics)?.[1] ?? -1);
+    assert.ok(value(/^edgeplane_healthcheck_records\{state="up"\} (\d+)$/m) > 0, metrics);
+    assert.ok(value(/^edgeplane_healthcheck_records\{state="down"\} (\d+)$/m) > 0);
+    assert.ok(value(/^edgeplane_healthcheck_probes_total\{protocol="TCP",result="down"\} (\d+)$/m) > 0);
+    assert.ok(value(/^edgeplane_healthcheck_probes_total\{protocol="HTTP",result="up"\} (\d+)$/m) > 0);
+  });
+
   test('the API refuses checks it cannot run', async () => {
     const response = await api('PUT', '/dns/v2/zones/hc.test/bad.hc.test/A', {
       ttl: 30,

@@ -9,7 +9,9 @@ import { nonPublic } from '../../net/public-address.ts';
 import { recordType } from '../rrtypes/index.ts';
 import type { ContentValue } from '../rrtypes/record-type.ts';
 import { parseJson } from '../views.ts';
+import type { Registry } from 'prom-client';
 import { checkOf, type Check } from './failover.ts';
+import { healthMetrics, type HealthMetrics, type HealthStates } from './metrics.ts';
 import { probe } from './probes.ts';
 
 /** A record whose health changed: its owner name, type code and RDATA as the DNS server holds them. */
@@ -33,6 +35,8 @@ interface Target {
   check: Check;
   /** What the last probe said; a record counts as up until a probe says otherwise. */
   up: boolean;
+  /** False when the check is not run (a private address, no ping). */
+  probing: boolean;
   timer: NodeJS.Timeout | undefined;
   stopped: boolean;
 }
@@ -45,6 +49,8 @@ export interface HealthCheckerOptions {
   logger: FastifyBaseLogger;
   /** At most this many records are checked (default `maxTargets`). */
   limit?: number;
+  /** Where to count records and probes (/metrics). */
+  metrics?: Registry;
 }
 
 export class HealthChecker {
@@ -54,9 +60,23 @@ export class HealthChecker {
   /** Refreshes asked for so far: one asked while a scan runs makes another scan follow. */
   #asked = 0;
   #stopped = false;
+  /** Records over the cap at the last scan. */
+  #skipped = 0;
+  readonly #metrics: HealthMetrics | undefined;
 
   constructor(options: HealthCheckerOptions) {
     this.#options = options;
+    this.#metrics = options.metrics === undefined ? undefined : healthMetrics(options.metrics, () => this.#states());
+  }
+
+  #states(): HealthStates {
+    const states = { up: 0, down: 0, unchecked: this.#skipped };
+    for (const target of this.#targets.values()) {
+      if (!target.probing) states.unchecked++;
+      else if (target.up) states.up++;
+      else states.down++;
+    }
+    return states;
   }
 
   /** Re-reads the targets; calls made while one runs are folded into one more run after it. */
@@ -109,6 +129,7 @@ export class HealthChecker {
         });
       }
     }
+    this.#skipped = skipped;
     if (skipped > 0) this.#options.logger.warn({ skipped }, `health checks: more than ${String(this.#options.limit ?? maxTargets)} records to check; ${String(skipped)} are not checked and count as up`);
     if (this.#stopped) return;
     for (const [key, target] of this.#targets) {
@@ -120,7 +141,7 @@ export class HealthChecker {
     }
     for (const [key, want] of wanted) {
       if (this.#targets.has(key)) continue;
-      const target: Target = { ...want, up: true, timer: undefined, stopped: false };
+      const target: Target = { ...want, up: true, probing: true, timer: undefined, stopped: false };
       this.#targets.set(key, target);
       this.#start(target);
     }
@@ -130,6 +151,7 @@ export class HealthChecker {
     const { logger, allowPrivate } = this.#options;
     const refusal = allowPrivate ? undefined : nonPublic(target.address);
     if (refusal !== undefined) {
+      target.probing = false;
       logger.warn({ owner: target.record.owner, address: target.address }, `health check not run: ${target.address} is a ${refusal} address (EDGEPLANE_HEALTHCHECK_ALLOW_PRIVATE)`);
       return;
     }
@@ -138,9 +160,11 @@ export class HealthChecker {
       const up = await probe(target.address, target.check).catch(() => false);
       if (target.stopped) return;
       if (up === undefined) {
+        target.probing = false;
         logger.warn({ owner: target.record.owner, address: target.address }, 'ICMP health check not run: this machine has no ping');
         return;
       }
+      this.#metrics?.probed(target.check.protocol, up);
       if (up !== target.up) {
         target.up = up;
         logger.info({ owner: target.record.owner, address: target.address, protocol: target.check.protocol }, `health check: ${target.address} is ${up ? 'up' : 'down'}`);

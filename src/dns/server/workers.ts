@@ -75,6 +75,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     db: options.store.db,
     allowPrivate: options.healthcheckAllowPrivate,
     logger: options.logger,
+    metrics: options.metrics,
     report: async (report) => {
       local.setHealth(report);
       await Promise.all(threads.map((t) => t.request({ kind: 'health', report })));
