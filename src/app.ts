@@ -84,6 +84,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         metrics: metrics.registry,
         workers: config.dnsWorkers,
         udpIo: config.dnsUdpIo,
+        transferAllow: config.dnsTransferAllow,
+        notify: config.dnsNotify,
         healthcheckAllowPrivate: config.healthcheckAllowPrivate,
         dataDir: config.dataDir,
         logLevel: config.logLevel,

@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { canonicalName } from './dns/names.ts';
+import { parseNetwork } from './net/networks.ts';
 
 export type Compat = 'seed' | 'gcore';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -28,6 +29,10 @@ export interface Config {
   /** DNS worker threads sharing the DNS port. */
   dnsWorkers: number;
   dnsUdpIo: UdpIo;
+  /** Addresses and CIDRs that may transfer zones (AXFR/IXFR); empty: none. */
+  dnsTransferAllow: string[];
+  /** Secondaries told of every zone change (NOTIFY). */
+  dnsNotify: ListenAddress[];
   dataDir: string;
   /** A postgres:// URL; undefined means the embedded SQLite file in the data dir. */
   databaseUrl: string | undefined;
@@ -92,6 +97,16 @@ export const settings = {
     flag: 'dns-udp-io',
     description: 'UDP reads and sends: batched (Linux recvmmsg/sendmmsg, the native addon npm ci builds), dgram (Node\'s, one datagram per call) or auto (batched when the addon loaded)',
     default: 'auto',
+  },
+  dnsTransferAllow: {
+    env: 'EDGEPLANE_DNS_TRANSFER_ALLOW',
+    flag: 'dns-transfer-allow',
+    description: 'Comma-separated addresses or CIDRs allowed to transfer zones (AXFR, IXFR over TCP); unset: nobody',
+  },
+  dnsNotify: {
+    env: 'EDGEPLANE_DNS_NOTIFY',
+    flag: 'dns-notify',
+    description: 'Comma-separated ip:port of secondary servers sent a NOTIFY after every zone change; unset: none',
   },
   dataDir: {
     env: 'EDGEPLANE_DATA_DIR',
@@ -223,6 +238,8 @@ export function loadConfig(
     dnsListen: check('dnsListen', parseListen, { host: '0.0.0.0', port: 5353 }),
     dnsWorkers: check('dnsWorkers', parseWorkers, os.availableParallelism()),
     dnsUdpIo: check('dnsUdpIo', (v) => oneOf(v, ['auto', 'batched', 'dgram'] as const), 'auto'),
+    dnsTransferAllow: check('dnsTransferAllow', parseNetworkList, []),
+    dnsNotify: check('dnsNotify', parseNotifyTargets, []),
     dataDir: path.resolve(raw('dataDir') ?? './data'),
     databaseUrl: check('databaseUrl', parseDatabaseUrl, undefined),
     adminEmail: check('adminEmail', parseEmail, 'admin@edgeplane.local'),
@@ -253,6 +270,25 @@ function parseListen(value: string): ListenAddress {
     throw new Error(`expected host:port (e.g. 0.0.0.0:8080 or [::]:8080), got "${value}"`);
   }
   return { host: match[1] ?? match[2] ?? '', port };
+}
+
+function parseNetworkList(value: string): string[] {
+  return value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '').map((entry) => {
+    try {
+      parseNetwork(entry);
+    } catch {
+      throw new Error(`"${entry}" is not an address or CIDR`);
+    }
+    return entry;
+  });
+}
+
+function parseNotifyTargets(value: string): ListenAddress[] {
+  return value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '').map((entry) => {
+    const target = parseListen(entry);
+    if (isIP(target.host) === 0 || target.port === 0) throw new Error(`"${entry}" is not ip:port (an IP address and a port)`);
+    return target;
+  });
 }
 
 function parseDatabaseUrl(value: string): string {

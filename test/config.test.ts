@@ -30,6 +30,9 @@ describe('configuration', () => {
     assert.equal(config.accessTokenTtlSeconds, 900);
     assert.equal(config.refreshTokenTtlSeconds, 172800);
     assert.equal(config.databaseUrl, 'postgres://u@h:5432/d');
+    const secondaries = loadConfig({ EDGEPLANE_DNS_TRANSFER_ALLOW: '192.0.2.0/24, 2001:db8::1', EDGEPLANE_DNS_NOTIFY: '192.0.2.53:53,[2001:db8::1]:5300' });
+    assert.deepEqual(secondaries.dnsTransferAllow, ['192.0.2.0/24', '2001:db8::1']);
+    assert.deepEqual(secondaries.dnsNotify, [{ host: '192.0.2.53', port: 53 }, { host: '2001:db8::1', port: 5300 }]);
   });
 
   test('every bad value is reported at once, naming the variable and the flag', () => {
@@ -45,10 +48,12 @@ describe('configuration', () => {
           EDGEPLANE_ADMIN_PASSWORD: 'short',
           EDGEPLANE_JWT_SECRET: 'too-short',
           EDGEPLANE_DNS_UDP_IO: 'io_uring',
+          EDGEPLANE_DNS_TRANSFER_ALLOW: '127.0.0.1,not-a-network',
+          EDGEPLANE_DNS_NOTIFY: 'secondary.example:53',
         }),
       (e: unknown) => {
         assert.ok(e instanceof ConfigError);
-        for (const name of ['API_LISTEN', 'DATABASE_URL', 'COMPAT', 'LOG_LEVEL', 'ACCESS_TOKEN_TTL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'DNS_UDP_IO']) {
+        for (const name of ['API_LISTEN', 'DATABASE_URL', 'COMPAT', 'LOG_LEVEL', 'ACCESS_TOKEN_TTL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'DNS_UDP_IO', 'DNS_TRANSFER_ALLOW', 'DNS_NOTIFY']) {
           assert.match(e.message, new RegExp(`EDGEPLANE_${name} \\(--`), name);
         }
         return true;

@@ -42,7 +42,7 @@ export function onPath(command: string): string | undefined {
 }
 
 /** A port free for both UDP and TCP on 127.0.0.1 at the time of the call. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const socket = dgram.createSocket('udp4');
     const port = await new Promise<number>((resolve, reject) => {
@@ -84,24 +84,37 @@ export async function startKnot(zones: KnotZone[]): Promise<Knot> {
   // The port is free when chosen but may be taken before knotd binds it: then try another.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await launch(zones);
+      return await launch(await freePort(), zones.map((z) => z.name), (dir) => zones.flatMap((zone) => {
+        const file = path.join(dir, `${zone.name}.zone`);
+        fs.writeFileSync(file, zone.text);
+        return [`  - domain: ${zone.name}`, `    file: ${file}`];
+      }));
     } catch (e) {
       if (attempt >= 3) throw e;
     }
   }
 }
 
-async function launch(zones: KnotZone[]): Promise<Knot> {
+/**
+ * Starts knotd on `port` as a secondary of `zone`: it transfers the zone from the primary at
+ * 127.0.0.1:`primaryPort` and takes NOTIFY from 127.0.0.1. Resolves once it answers the zone's SOA.
+ */
+export function startKnotSecondary(port: number, zone: string, primaryPort: number): Promise<Knot> {
+  return launch(port, [zone], () => [`  - domain: ${zone}`, '    master: primary', '    acl: notify-from-primary'], [
+    'remote:',
+    '  - id: primary',
+    `    address: 127.0.0.1@${String(primaryPort)}`,
+    'acl:',
+    '  - id: notify-from-primary',
+    '    address: 127.0.0.1',
+    '    action: notify',
+  ]);
+}
+
+async function launch(port: number, zoneNames: string[], zoneLines: (dir: string) => string[], sections: string[] = []): Promise<Knot> {
   const knotd = onPath('knotd');
   if (knotd === undefined) throw new Error('knotd is not installed');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-knot-'));
-  const port = await freePort();
-  const zoneLines: string[] = [];
-  for (const zone of zones) {
-    const file = path.join(dir, `${zone.name}.zone`);
-    fs.writeFileSync(file, zone.text);
-    zoneLines.push(`  - domain: ${zone.name}`, `    file: ${file}`);
-  }
   const config = [
     'server:',
     `  listen: 127.0.0.1@${port}`,
@@ -120,8 +133,9 @@ async function launch(zones: KnotZone[]): Promise<Knot> {
     // Serve the file as written: no journal, no re-signing, no writing back.
     '    zonefile-sync: -1',
     '    journal-content: none',
+    ...sections,
     'zone:',
-    ...zoneLines,
+    ...zoneLines(dir),
     '',
   ].join('\n');
   const configFile = path.join(dir, 'knot.conf');
@@ -141,11 +155,11 @@ async function launch(zones: KnotZone[]): Promise<Knot> {
   };
 
   const started = Date.now();
-  for (const zone of zones) {
-    while (!(await soaAnswered(port, zone.name))) {
+  for (const zone of zoneNames) {
+    while (!(await soaAnswered(port, zone))) {
       if (child.exitCode !== null || child.signalCode !== null || Date.now() - started > 15_000) {
         await stop();
-        throw new Error(`knotd did not serve ${zone.name} on port ${port}:\n${config}\n${output}`);
+        throw new Error(`knotd did not serve ${zone} on port ${String(port)}:\n${config}\n${output}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -1,13 +1,14 @@
 // Record meta compiled once, when a zone is loaded, into what the pickers test per query: sets of
 // upper-cased codes, parsed CIDRs, numbers.
-import ipaddr from 'ipaddr.js';
+import type ipaddr from 'ipaddr.js';
+import { inAnyNetwork, parseNetwork, type Network } from '../../net/networks.ts';
 
 export interface RecordMatch {
   asns: Set<number>;
   countries: Set<string>;
   continents: Set<string>;
   regions: Set<string>;
-  networks: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+  networks: Network[];
   latlong: [number, number] | undefined;
   weight: number;
   isDefault: boolean;
@@ -20,12 +21,10 @@ const defaultWeight = 50;
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]);
 const upper = (value: unknown): string[] => list(value).filter((v): v is string => typeof v === 'string').map((v) => v.toUpperCase());
 
-function network(value: unknown): [ipaddr.IPv4 | ipaddr.IPv6, number] | undefined {
+function network(value: unknown): Network | undefined {
   if (typeof value !== 'string') return undefined;
   try {
-    if (value.includes('/')) return ipaddr.parseCIDR(value);
-    const address = ipaddr.parse(value);
-    return [address, address.kind() === 'ipv4' ? 32 : 128];
+    return parseNetwork(value);
   } catch {
     return undefined;
   }
@@ -49,6 +48,5 @@ export function compileMeta(meta: Record<string, unknown>): RecordMatch {
 }
 
 export function inNetworks(match: RecordMatch, address: ipaddr.IPv4 | ipaddr.IPv6 | undefined): boolean {
-  if (address === undefined) return false;
-  return match.networks.some(([net, prefix]) => net.kind() === address.kind() && address.match(net, prefix));
+  return address !== undefined && inAnyNetwork(address, match.networks);
 }

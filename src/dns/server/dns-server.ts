@@ -3,7 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { ListenAddress, UdpIo } from '../../config.ts';
-import type { ChangeFeed } from '../../events/change-feed.ts';
+import type { ChangeFeed, ZoneChange } from '../../events/change-feed.ts';
 import type { Store } from '../../store/database.ts';
 import { sealer } from '../../crypto/sealed.ts';
 import { openGeo } from '../../geo/geoip.ts';
@@ -13,7 +13,9 @@ import { dnsMetrics } from './metrics.ts';
 import { respond, type Responder } from './respond.ts';
 import { ResponseCache } from './response-cache.ts';
 import { ServedZones } from './served-zones.ts';
-import { listenTcp, type TcpListener } from './tcp.ts';
+import { listenTcp, type TcpHandler, type TcpListener } from './tcp.ts';
+import { transferAllowed, transferMessages, transferQuery } from './transfer.ts';
+import { parseNetwork } from '../../net/networks.ts';
 import type { Handler } from './handler.ts';
 import { listenUdp, type UdpListener } from './udp.ts';
 
@@ -23,6 +25,10 @@ export interface DnsServer {
   udpIo: UdpListener['io'];
   zones: number;
   loadMs: number;
+  /** Settles once the changes of `zone` handed to this server so far are applied. */
+  settled(zone: string): Promise<void>;
+  /** Whether this server answers for exactly this zone. */
+  serves(zone: string): boolean;
   /** Applies a health check's verdict on one record (health/checker.ts). */
   setHealth(report: HealthReport): void;
   stop(): Promise<void>;
@@ -43,15 +49,17 @@ export interface DnsServerOptions {
   /** The service's secret key: opens the zones' sealed DNSSEC keys. */
   secretKey: Uint8Array;
   udpIo: UdpIo;
+  /** Addresses and CIDRs that may transfer zones over TCP (transfer.ts). */
+  transferAllow: readonly string[];
   /** Called after each zone change this server applied (from the API of this process or the store). */
-  onZoneChange?: () => void;
+  onZoneChange?: (change: ZoneChange, served: boolean) => void;
 }
 
 /**
  * UDP and TCP on one address. Port 0 asks for a free port: TCP takes the one UDP got, and when
  * another program holds that TCP port (UDP and TCP ports are separate spaces), both try again.
  */
-async function bindBoth(options: DnsServerOptions, handler: Handler, tcpHandler: Handler, onError: (e: unknown) => void) {
+async function bindBoth(options: DnsServerOptions, handler: Handler, tcpHandler: TcpHandler, onError: (e: unknown) => void) {
   for (let attempt = 1; ; attempt++) {
     const udp = await listenUdp(options.listen, handler, onError, options.shared, options.udpIo);
     const port = udp.port;
@@ -87,7 +95,16 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     return reply;
   };
   const handler = serve('udp');
-  const tcpHandler = serve('tcp');
+  const transfers = options.transferAllow.map(parseNetwork);
+  const answerTcp = serve('tcp');
+  // A zone transfer is several messages; everything else over TCP is one.
+  const tcpHandler: TcpHandler = (message, source) => {
+    const query = transferQuery(message);
+    const zone = query === undefined ? undefined : zones.get(query.name);
+    if (query === undefined || zone === undefined || !transferAllowed(source, transfers)) return answerTcp(message, source);
+    options.logger.info({ zone: zone.name, peer: source, serial: zone.head.serial }, 'zone transfer');
+    return transferMessages(zone, query);
+  };
 
   let sockets: { udp: UdpListener; tcp: TcpListener; port: number };
   try {
@@ -104,6 +121,8 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     udpIo: udp.io,
     zones: zones.size,
     loadMs: Date.now() - started,
+    settled: (zone) => zones.settled(zone),
+    serves: (zone) => zones.get(zone) !== undefined,
     setHealth: (report) => zones.setHealth(report),
     stop: async () => {
       unsubscribe();

@@ -12,7 +12,7 @@ export function serverFailure(message: Buffer): Buffer | undefined {
 }
 
 /** The handler's answer to one message: SERVFAIL when it throws, and the server keeps serving. */
-export function answer(handler: Handler, message: Buffer, source: string, onError: (e: unknown) => void): Buffer | undefined {
+export function answer<Reply>(handler: (message: Buffer, source: string) => Reply, message: Buffer, source: string, onError: (e: unknown) => void): Reply | Buffer | undefined {
   try {
     return handler(message, source);
   } catch (e) {

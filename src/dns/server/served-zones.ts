@@ -19,10 +19,10 @@ export class ServedZones {
   /** Bumped after every applied change: cached answers from before are stale. */
   version = 0;
 
-  readonly #onApplied: () => void;
+  readonly #onApplied: (change: ZoneChange, served: boolean) => void;
 
-  /** `onApplied` runs after each change is applied, whichever way it arrived. */
-  constructor(db: Db, sealer: Sealer, onApplied: () => void = () => undefined) {
+  /** `onApplied` runs after each change is applied, whichever way it arrived; `served`: the zone is. */
+  constructor(db: Db, sealer: Sealer, onApplied: (change: ZoneChange, served: boolean) => void = () => undefined) {
     this.#db = db;
     this.#sealer = sealer;
     this.#onApplied = onApplied;
@@ -62,13 +62,18 @@ export class ServedZones {
     return next;
   }
 
+  /** Settles once every change of `zone` handed to `apply` so far is applied (or failed). */
+  settled(zone: string): Promise<void> {
+    return this.#pending.get(zone) ?? Promise.resolve();
+  }
+
   async #apply(change: ZoneChange): Promise<void> {
     try {
       await this.#load(change);
       for (const report of this.#down.values()) this.#mark(report);
     } finally {
       this.version++;
-      this.#onApplied();
+      this.#onApplied(change, this.#zones.has(change.zone));
     }
   }
 

@@ -2,7 +2,10 @@
 // messages split across reads reassembled, idle connections closed.
 import net from 'node:net';
 import type { ListenAddress } from '../../config.ts';
-import { answer, type Handler } from './handler.ts';
+import { answer } from './handler.ts';
+
+/** Over TCP one query may have several messages in reply (a zone transfer). */
+export type TcpHandler = (message: Buffer, source: string) => Buffer | readonly Buffer[] | undefined;
 
 /** RFC 7766 §6.2.3 suggests seconds, not minutes, for idle connections. */
 const idleTimeoutMs = 10_000;
@@ -12,7 +15,7 @@ export interface TcpListener {
   close(): Promise<void>;
 }
 
-export function listenTcp(address: ListenAddress, handler: Handler, onError: (e: unknown) => void, shared: boolean): Promise<TcpListener> {
+export function listenTcp(address: ListenAddress, handler: TcpHandler, onError: (e: unknown) => void, shared: boolean): Promise<TcpListener> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     sockets.add(socket);
@@ -29,10 +32,12 @@ export function listenTcp(address: ListenAddress, handler: Handler, onError: (e:
         pending = pending.subarray(2 + size);
         const reply = answer(handler, message, socket.remoteAddress ?? '', onError);
         if (reply === undefined) continue;
-        const framed = Buffer.allocUnsafe(2 + reply.length);
-        framed.writeUInt16BE(reply.length, 0);
-        reply.copy(framed, 2);
-        socket.write(framed);
+        for (const part of Buffer.isBuffer(reply) ? [reply] : reply) {
+          const framed = Buffer.allocUnsafe(2 + part.length);
+          framed.writeUInt16BE(part.length, 0);
+          part.copy(framed, 2);
+          socket.write(framed);
+        }
       }
     });
   });

@@ -20,6 +20,7 @@ export interface WorkerData {
   follow: boolean;
   secretKey: Uint8Array;
   udpIo: UdpIo;
+  transferAllow: readonly string[];
 }
 
 export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'health'; report: HealthReport } | { kind: 'metrics' } | { kind: 'stop' };
@@ -52,6 +53,7 @@ try {
     shared: true,
     secretKey: data.secretKey,
     udpIo: data.udpIo,
+    transferAllow: data.transferAllow,
   });
   const handle = async (message: WorkerRequest): Promise<Partial<FromWorker>> => {
     switch (message.kind) {

@@ -3,16 +3,20 @@
 // before it is acknowledged, so the API still answers only once every worker serves the change.
 import { Worker } from 'node:worker_threads';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
-import type { LogLevel } from '../../config.ts';
+import type { ZoneChange } from '../../events/change-feed.ts';
+import type { ListenAddress, LogLevel } from '../../config.ts';
 import { startDnsServer, type DnsServerOptions } from './dns-server.ts';
 import { udpBatchUnavailable } from './udp-batch.ts';
 import { HealthChecker } from '../health/checker.ts';
+import { notifySecondaries } from './notify.ts';
 import type { FromWorker, ToWorker, WorkerData, WorkerRequest } from './worker-main.ts';
 
 export interface DnsRoleOptions extends Omit<DnsServerOptions, 'shared'> {
   workers: number;
   /** Health checks may probe loopback and private addresses. */
   healthcheckAllowPrivate: boolean;
+  /** Secondaries to NOTIFY after each zone change. */
+  notify: readonly ListenAddress[];
   dataDir: string;
   logLevel: LogLevel;
 }
@@ -85,7 +89,14 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   const refreshChecks = () => {
     if (checking) checker.refresh().catch((e: unknown) => options.logger.error({ err: e }, 'reading the health checks failed'));
   };
-  const local = await startDnsServer({ ...options, shared, onZoneChange: refreshChecks });
+  // Secondaries are told of a change once every thread serves it: their transfer may reach any.
+  // With the API in this process that is known (below); a DNS-only process goes by this thread,
+  // its workers following the store on their own.
+  const onZoneChange = (change: ZoneChange, served: boolean) => {
+    refreshChecks();
+    if (options.changes === undefined && served && !change.deleted) notifySecondaries(change.zone, options.notify, options.logger);
+  };
+  const local = await startDnsServer({ ...options, shared, onZoneChange });
   const port = local.address.port;
   const data: WorkerData = {
     dataDir: options.dataDir,
@@ -97,6 +108,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     follow: options.changes === undefined,
     secretKey: options.secretKey,
     udpIo: options.udpIo,
+    transferAllow: options.transferAllow,
   };
   const onFailure = (e: unknown) => options.logger.error({ err: e }, 'DNS worker failed');
   let threads: Thread[];
@@ -109,8 +121,9 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   checking = true;
   refreshChecks();
   const unsubscribe = options.changes?.subscribe(async (change) => {
-    const replies = await Promise.all(threads.map((t) => t.request({ kind: 'change', change })));
+    const [replies] = await Promise.all([Promise.all(threads.map((t) => t.request({ kind: 'change', change }))), local.settled(change.zone)]);
     for (const reply of replies) if (reply.kind === 'failed') options.logger.error({ error: reply.error }, 'a DNS worker did not apply a change');
+    if (!change.deleted && local.serves(change.zone)) notifySecondaries(change.zone, options.notify, options.logger);
   });
   options.logger.info(
     { dns: `${options.listen.host}:${String(port)}`, workers: options.workers, udp_io: local.udpIo, zones: local.zones, load_ms: local.loadMs },

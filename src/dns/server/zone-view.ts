@@ -107,6 +107,11 @@ export class ZoneView {
     return this.#nodes.size;
   }
 
+  /** Every owner name with its RRsets, the apex first (a zone transfer's order). */
+  entries(): IterableIterator<[string, ZoneNode]> {
+    return this.#nodes.entries();
+  }
+
   #count(name: string, delta: number): void {
     for (let parent = parentOf(name); parent !== undefined && parent.length >= this.name.length; parent = parentOf(parent)) {
       const n = (this.#below.get(parent) ?? 0) + delta;

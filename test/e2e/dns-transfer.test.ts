@@ -1,0 +1,123 @@
+// Zone transfers and NOTIFY with a real secondary: Knot DNS transfers a zone from edgeplane, is told
+// of every change and follows it; kdig reads the transfer itself. Only listed addresses may transfer.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import net from 'node:net';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import { ask, buildQuery, decode, udpExchange } from '../support/dns-client.ts';
+import { bearer, call, login } from '../support/http.ts';
+import { freePort, onPath, startKnotSecondary, type Knot } from '../support/knot.ts';
+import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
+
+const run = promisify(execFile);
+const knotMissing = onPath('knotd') === undefined || onPath('kdig') === undefined ? 'knotd and kdig are not installed (Debian: knot, knot-dnsutils)' : false;
+
+/** One TCP query from `localAddress`; the first reply message. */
+function tcpFrom(localAddress: string, port: number, message: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: '127.0.0.1', port, localAddress });
+    let data = Buffer.alloc(0);
+    socket.on('error', reject);
+    socket.on('data', (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      if (data.length >= 2 && data.length >= 2 + data.readUInt16BE(0)) {
+        socket.destroy();
+        resolve(data.subarray(2, 2 + data.readUInt16BE(0)));
+      }
+    });
+    const framed = Buffer.alloc(2 + message.length);
+    framed.writeUInt16BE(message.length, 0);
+    message.copy(framed, 2);
+    socket.write(framed);
+  });
+}
+
+/** The addresses `port` answers for `name` (A), sorted. */
+async function addresses(port: number, name: string): Promise<string[]> {
+  const { packet } = await ask(port, name, 'A');
+  return (packet.answers ?? []).map((a) => (a.type === 'A' ? a.data : '')).sort();
+}
+
+describe('zone transfers and NOTIFY', { skip: knotMissing }, () => {
+  let service: Service;
+  let secondary: Knot | undefined;
+  let knotPort: number;
+  let api: (method: string, path: string, body?: unknown) => ReturnType<typeof call>;
+  const put = async (name: string, type: string, body: unknown) => {
+    const response = await api('PUT', `/dns/v2/zones/xfr.test/${name}/${type}`, body);
+    assert.equal(response.status, 200, response.text);
+  };
+
+  before(async () => {
+    knotPort = await freePort();
+    service = await startService({
+      engine: 'sqlite',
+      env: { EDGEPLANE_DNS_TRANSFER_ALLOW: '127.0.0.1, ::1', EDGEPLANE_DNS_NOTIFY: `127.0.0.1:${String(knotPort)}`, EDGEPLANE_DNS_WORKERS: '2' },
+    });
+    const auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
+    api = (method, path, body) => call(service.url, method, path, { auth, body });
+    assert.equal((await api('POST', '/dns/v2/zones', { name: 'xfr.test' })).status, 200);
+    await put('www.xfr.test', 'A', { ttl: 300, resource_records: [{ content: ['192.0.2.1'] }] });
+    await put('xfr.test', 'MX', { ttl: 300, resource_records: [{ content: [10, 'mail.xfr.test.'] }] });
+    await put('alias.xfr.test', 'CNAME', { ttl: 300, resource_records: [{ content: ['www.xfr.test.'] }] });
+    // A secondary cannot pick per query: it gets every record.
+    await put('geo.xfr.test', 'A', { ttl: 300, pickers: [{ type: 'first_n', limit: 1 }], resource_records: [{ content: ['192.0.2.10'] }, { content: ['192.0.2.11'] }] });
+    // Enough names for a transfer of several messages.
+    const lines = Array.from({ length: 3000 }, (_, i) => `host${String(i)}.xfr.test. 300 IN A 198.51.${String(Math.floor(i / 250))}.${String(i % 250)}`);
+    const imported = await api('POST', '/dns/v2/zones/xfr.test/import', { content: `${lines.join('\n')}\n` });
+    assert.equal(imported.status, 200, imported.text);
+    assert.equal((await api('PATCH', '/dns/v2/zones/xfr.test/dnssec', { enabled: true })).status, 200);
+    secondary = await startKnotSecondary(knotPort, 'xfr.test', service.dnsPort);
+  });
+  after(async () => {
+    await secondary?.stop();
+    await service.dispose();
+  });
+
+  test('the secondary serves what the API holds, every record of an RRset with pickers included', async () => {
+    const port = secondary?.port ?? 0;
+    assert.deepEqual(await addresses(port, 'www.xfr.test'), ['192.0.2.1']);
+    assert.deepEqual(await addresses(port, 'geo.xfr.test'), ['192.0.2.10', '192.0.2.11']);
+    assert.deepEqual(await addresses(port, 'host2999.xfr.test'), ['198.51.11.249']);
+    const soa = async (p: number) => (await ask(p, 'xfr.test', 'SOA')).packet.answers?.find((a) => a.type === 'SOA');
+    assert.deepEqual(await soa(port), await soa(service.dnsPort));
+  });
+
+  test('a change made through the API reaches the secondary through NOTIFY', async () => {
+    await put('www.xfr.test', 'A', { ttl: 300, resource_records: [{ content: ['192.0.2.99'] }] });
+    const deadline = Date.now() + 10_000;
+    while ((await addresses(secondary?.port ?? 0, 'www.xfr.test'))[0] !== '192.0.2.99') {
+      assert.ok(Date.now() < deadline, `the secondary never followed:\n${secondary?.log() ?? ''}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.match(secondary?.log() ?? '', /notify, incoming/i);
+  });
+
+  test('kdig AXFR: the SOA at both ends, every stored record once, no DNSSEC records', async () => {
+    const { stdout } = await run('kdig', ['@127.0.0.1', '-p', String(service.dnsPort), 'AXFR', 'xfr.test', '+nocomments', '+nostats', '+noheader']);
+    const records = stdout.split('\n').filter((line) => line.trim() !== '' && !line.startsWith(';'));
+    const types = records.map((line) => line.split(/\s+/)[3]);
+    assert.equal(types[0], 'SOA');
+    assert.equal(types.at(-1), 'SOA');
+    assert.equal(types.filter((t) => t === 'SOA').length, 2);
+    // 3,000 imported, www, MX, CNAME, two at geo, the apex NS pair.
+    assert.equal(records.length, 2 + 3000 + 1 + 1 + 1 + 2 + 2);
+    for (const type of ['DNSKEY', 'RRSIG', 'NSEC', 'CDS', 'CDNSKEY']) assert.ok(!types.includes(type), type);
+  });
+
+  test('IXFR is answered with the whole zone; over UDP transfers are refused', async () => {
+    const { stdout } = await run('kdig', ['@127.0.0.1', '-p', String(service.dnsPort), 'IXFR=1', 'xfr.test', '+nocomments', '+nostats', '+noheader']);
+    assert.ok(stdout.split('\n').filter((line) => /\sA\s/.test(line)).length >= 3000);
+    const udp = decode(await udpExchange(service.dnsPort, buildQuery('xfr.test', 'AXFR')));
+    assert.equal(udp.rcode, 'REFUSED');
+  });
+
+  test('addresses not listed are refused, and so are names that are not a zone', async () => {
+    const refused = decode(await tcpFrom('127.0.0.2', service.dnsPort, buildQuery('xfr.test', 'AXFR')));
+    assert.equal(refused.rcode, 'REFUSED');
+    assert.equal((refused.answers ?? []).length, 0);
+    const notZone = decode(await tcpFrom('127.0.0.1', service.dnsPort, buildQuery('www.xfr.test', 'AXFR')));
+    assert.equal(notZone.rcode, 'REFUSED');
+  });
+});
