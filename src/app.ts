@@ -85,6 +85,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         workers: config.dnsWorkers,
         udpIo: config.dnsUdpIo,
         transferAllow: config.dnsTransferAllow,
+        tsigKeys: config.dnsTsigKeys,
         notify: config.dnsNotify,
         healthcheckAllowPrivate: config.healthcheckAllowPrivate,
         dataDir: config.dataDir,

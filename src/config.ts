@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { canonicalName } from './dns/names.ts';
 import { parseNetwork } from './net/networks.ts';
+import { parseTsigKey } from './dns/server/tsig.ts';
 
 export type Compat = 'seed' | 'gcore';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -33,6 +34,8 @@ export interface Config {
   dnsTransferAllow: string[];
   /** Secondaries told of every zone change (NOTIFY). */
   dnsNotify: ListenAddress[];
+  /** TSIG keys, `name:algorithm:base64-secret`: transfers must be signed with one, NOTIFY is. */
+  dnsTsigKeys: string[];
   dataDir: string;
   /** A postgres:// URL; undefined means the embedded SQLite file in the data dir. */
   databaseUrl: string | undefined;
@@ -107,6 +110,11 @@ export const settings = {
     env: 'EDGEPLANE_DNS_NOTIFY',
     flag: 'dns-notify',
     description: 'Comma-separated ip:port of secondary servers sent a NOTIFY after every zone change; unset: none',
+  },
+  dnsTsigKeys: {
+    env: 'EDGEPLANE_DNS_TSIG_KEYS',
+    flag: 'dns-tsig-keys',
+    description: 'Comma-separated TSIG keys, name:hmac-sha256|hmac-sha512:base64-secret; when set, zone transfers must be signed with one and NOTIFY is signed with the first',
   },
   dataDir: {
     env: 'EDGEPLANE_DATA_DIR',
@@ -240,6 +248,7 @@ export function loadConfig(
     dnsUdpIo: check('dnsUdpIo', (v) => oneOf(v, ['auto', 'batched', 'dgram'] as const), 'auto'),
     dnsTransferAllow: check('dnsTransferAllow', parseNetworkList, []),
     dnsNotify: check('dnsNotify', parseNotifyTargets, []),
+    dnsTsigKeys: check('dnsTsigKeys', parseTsigKeys, []),
     dataDir: path.resolve(raw('dataDir') ?? './data'),
     databaseUrl: check('databaseUrl', parseDatabaseUrl, undefined),
     adminEmail: check('adminEmail', parseEmail, 'admin@edgeplane.local'),
@@ -281,6 +290,13 @@ function parseNetworkList(value: string): string[] {
     }
     return entry;
   });
+}
+
+function parseTsigKeys(value: string): string[] {
+  const keys = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  // The message names the key, never the secret.
+  for (const key of keys) parseTsigKey(key);
+  return keys;
 }
 
 function parseNotifyTargets(value: string): ListenAddress[] {

@@ -121,3 +121,59 @@ describe('zone transfers and NOTIFY', { skip: knotMissing }, () => {
     assert.equal(notZone.rcode, 'REFUSED');
   });
 });
+
+describe('zone transfers signed with TSIG', { skip: knotMissing }, () => {
+  const key = { name: 'xfr-key', algorithm: 'hmac-sha256', secret: Buffer.from('a shared secret of 32 octets....').toString('base64') };
+  let service: Service;
+  let secondary: Knot | undefined;
+  let api: (method: string, path: string, body?: unknown) => ReturnType<typeof call>;
+  const kdig = (...args: string[]) => run('kdig', ['@127.0.0.1', '-p', String(service.dnsPort), ...args, '+nocomments', '+nostats']).then(
+      (r) => r.stdout + r.stderr,
+      (e: unknown) => ((e as { stdout?: string }).stdout ?? '') + ((e as { stderr?: string }).stderr ?? ''),
+    );
+
+  before(async () => {
+    const knotPort = await freePort();
+    service = await startService({
+      engine: 'sqlite',
+      env: {
+        EDGEPLANE_DNS_TRANSFER_ALLOW: '127.0.0.1',
+        EDGEPLANE_DNS_NOTIFY: `127.0.0.1:${String(knotPort)}`,
+        EDGEPLANE_DNS_TSIG_KEYS: `${key.name}:${key.algorithm}:${key.secret}`,
+      },
+    });
+    const auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
+    api = (method, path, body) => call(service.url, method, path, { auth, body });
+    assert.equal((await api('POST', '/dns/v2/zones', { name: 'tsig.test' })).status, 200);
+    assert.equal((await api('PUT', '/dns/v2/zones/tsig.test/www.tsig.test/A', { ttl: 300, resource_records: [{ content: ['192.0.2.7'] }] })).status, 200);
+    secondary = await startKnotSecondary(knotPort, 'tsig.test', service.dnsPort, key);
+  });
+  after(async () => {
+    await secondary?.stop();
+    await service.dispose();
+  });
+
+  test('a secondary with the key transfers, and follows the signed NOTIFY', async () => {
+    assert.deepEqual(await addresses(secondary?.port ?? 0, 'www.tsig.test'), ['192.0.2.7']);
+    assert.equal((await api('PUT', '/dns/v2/zones/tsig.test/www.tsig.test/A', { ttl: 300, resource_records: [{ content: ['192.0.2.8'] }] })).status, 200);
+    const deadline = Date.now() + 10_000;
+    while ((await addresses(secondary?.port ?? 0, 'www.tsig.test'))[0] !== '192.0.2.8') {
+      assert.ok(Date.now() < deadline, `the secondary never followed:\n${secondary?.log() ?? ''}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+
+  test('kdig: signed with the key it transfers; unsigned it is refused; with another secret BADSIG', async () => {
+    const signed = await kdig('-y', `${key.algorithm}:${key.name}:${key.secret}`, 'AXFR', 'tsig.test');
+    assert.match(signed, /www\.tsig\.test\.\s+300\s+IN\s+A\s+192\.0\.2\.[78]/);
+    assert.match(signed, /xfr-key\.\s+0\s+ANY\s+TSIG\s+hmac-sha256\./);
+    assert.doesNotMatch(signed, /failed|BADSIG|NOTAUTH/i);
+    const unsigned = await kdig('AXFR', 'tsig.test');
+    assert.doesNotMatch(unsigned, /IN\s+A\s+192/);
+    assert.match(unsigned, /error 'REFUSED'/);
+    const wrong = await kdig('-y', `${key.algorithm}:${key.name}:${Buffer.from('another secret of 32 octets.....').toString('base64')}`, 'AXFR', 'tsig.test');
+    assert.doesNotMatch(wrong, /IN\s+A\s+192/);
+    assert.match(wrong, /error 'BADSIG'/);
+    assert.match(service.output(), /zone transfer refused: TSIG/);
+  });
+});

@@ -97,16 +97,21 @@ export async function startKnot(zones: KnotZone[]): Promise<Knot> {
 
 /**
  * Starts knotd on `port` as a secondary of `zone`: it transfers the zone from the primary at
- * 127.0.0.1:`primaryPort` and takes NOTIFY from 127.0.0.1. Resolves once it answers the zone's SOA.
+ * 127.0.0.1:`primaryPort` and takes NOTIFY from 127.0.0.1, both signed with `key` when given.
+ * Resolves once it answers the zone's SOA.
  */
-export function startKnotSecondary(port: number, zone: string, primaryPort: number): Promise<Knot> {
+export function startKnotSecondary(port: number, zone: string, primaryPort: number, key?: { name: string; algorithm: string; secret: string }): Promise<Knot> {
+  const keyLine = key === undefined ? [] : [`    key: ${key.name}`];
   return launch(port, [zone], () => [`  - domain: ${zone}`, '    master: primary', '    acl: notify-from-primary'], [
+    ...(key === undefined ? [] : ['key:', `  - id: ${key.name}`, `    algorithm: ${key.algorithm}`, `    secret: ${key.secret}`]),
     'remote:',
     '  - id: primary',
     `    address: 127.0.0.1@${String(primaryPort)}`,
+    ...keyLine,
     'acl:',
     '  - id: notify-from-primary',
     '    address: 127.0.0.1',
+    ...keyLine,
     '    action: notify',
   ]);
 }

@@ -14,7 +14,8 @@ import { respond, type Responder } from './respond.ts';
 import { ResponseCache } from './response-cache.ts';
 import { ServedZones } from './served-zones.ts';
 import { listenTcp, type TcpHandler, type TcpListener } from './tcp.ts';
-import { transferAllowed, transferMessages, transferQuery } from './transfer.ts';
+import { notAuthorized, transferAllowed, transferMessages, transferQuery } from './transfer.ts';
+import { appendTsig, errorRecord, parseTsigKey, signReplies, verifyRequest } from './tsig.ts';
 import { parseNetwork } from '../../net/networks.ts';
 import type { Handler } from './handler.ts';
 import { listenUdp, type UdpListener } from './udp.ts';
@@ -51,6 +52,8 @@ export interface DnsServerOptions {
   udpIo: UdpIo;
   /** Addresses and CIDRs that may transfer zones over TCP (transfer.ts). */
   transferAllow: readonly string[];
+  /** TSIG keys (`name:algorithm:secret`): when any, a transfer must be signed with one (tsig.ts). */
+  tsigKeys: readonly string[];
   /** Called after each zone change this server applied (from the API of this process or the store). */
   onZoneChange?: (change: ZoneChange, served: boolean) => void;
 }
@@ -96,14 +99,26 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   };
   const handler = serve('udp');
   const transfers = options.transferAllow.map(parseNetwork);
+  const keys = options.tsigKeys.map(parseTsigKey);
   const answerTcp = serve('tcp');
   // A zone transfer is several messages; everything else over TCP is one.
   const tcpHandler: TcpHandler = (message, source) => {
     const query = transferQuery(message);
     const zone = query === undefined ? undefined : zones.get(query.name);
     if (query === undefined || zone === undefined || !transferAllowed(source, transfers)) return answerTcp(message, source);
-    options.logger.info({ zone: zone.name, peer: source, serial: zone.head.serial }, 'zone transfer');
-    return transferMessages(zone, query);
+    const log = { zone: zone.name, peer: source, serial: zone.head.serial };
+    if (keys.length === 0) {
+      options.logger.info(log, 'zone transfer');
+      return transferMessages(zone, query);
+    }
+    const verified = verifyRequest(message, keys);
+    if (verified.ok) {
+      options.logger.info({ ...log, key: verified.request.key.name }, 'zone transfer');
+      return signReplies(transferMessages(zone, query), verified.request);
+    }
+    options.logger.warn({ ...log, tsig_error: verified.error ?? 'unsigned' }, 'zone transfer refused: TSIG');
+    if (verified.error === undefined) return answerTcp(message, source);
+    return appendTsig(notAuthorized(query), errorRecord(verified.keyName, keys[0]?.algorithm ?? 'hmac-sha256', query.id, verified.error));
   };
 
   let sockets: { udp: UdpListener; tcp: TcpListener; port: number };

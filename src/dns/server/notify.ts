@@ -7,6 +7,7 @@ import { isIPv6 } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ListenAddress } from '../../config.ts';
 import { nameLabels, wireFromLabels } from '../wire/name.ts';
+import { signRequest, type TsigKey } from './tsig.ts';
 
 const tries = 3;
 const waitMs = 2000;
@@ -16,7 +17,7 @@ const soaType = 6;
 const classIn = 1;
 
 /** A NOTIFY for `zone`: the question (zone, SOA, IN), nothing else. */
-export function notifyMessage(zone: string, id: number): Buffer {
+function notifyMessage(zone: string, id: number): Buffer {
   const name = wireFromLabels(nameLabels(zone));
   const message = Buffer.alloc(12 + name.length + 4);
   message.writeUInt16BE(id, 0);
@@ -34,9 +35,10 @@ function acknowledges(reply: Buffer, id: number): boolean {
 }
 
 /** Tells one secondary; resolves to whether it acknowledged. */
-function notifyOne(zone: string, target: ListenAddress): Promise<boolean> {
+function notifyOne(zone: string, target: ListenAddress, key: TsigKey | undefined): Promise<boolean> {
   const id = randomInt(0x10000);
-  const message = notifyMessage(zone, id);
+  const plain = notifyMessage(zone, id);
+  const message = key === undefined ? plain : signRequest(plain, key);
   const socket = dgram.createSocket(isIPv6(target.host) ? 'udp6' : 'udp4');
   return new Promise((resolve) => {
     let attempt = 0;
@@ -60,10 +62,11 @@ function notifyOne(zone: string, target: ListenAddress): Promise<boolean> {
   });
 }
 
-export function notifySecondaries(zone: string, targets: readonly ListenAddress[], logger: FastifyBaseLogger): void {
+/** `key`: the TSIG key NOTIFY is signed with (the first of EDGEPLANE_DNS_TSIG_KEYS), if any. */
+export function notifySecondaries(zone: string, targets: readonly ListenAddress[], key: TsigKey | undefined, logger: FastifyBaseLogger): void {
   for (const target of targets) {
     const peer = `${target.host}:${String(target.port)}`;
-    void notifyOne(zone, target).then((acknowledged) => {
+    void notifyOne(zone, target, key).then((acknowledged) => {
       if (acknowledged) logger.debug({ zone, peer }, 'NOTIFY acknowledged');
       else logger.warn({ zone, peer }, `NOTIFY for ${zone} was not acknowledged by ${peer} after ${String(tries)} tries`);
     });

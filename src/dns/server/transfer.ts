@@ -53,6 +53,13 @@ function* zoneRecords(zone: ZoneView): Generator<WireRecord> {
   yield* records(zone.name, soa);
 }
 
+/** NOTAUTH: a transfer request whose TSIG does not check out (RFC 8945 §5.2). */
+export function notAuthorized(query: Query): Buffer {
+  const writer = new ResponseWriter(512);
+  writer.question(query.questionBytes, query.name);
+  return Buffer.from(writer.finish({ id: query.id, queryFlags: query.flags, authoritative: false, truncated: false, rcode: rcode.notAuth, counts: [1, 0, 0, 0] }));
+}
+
 /** The messages of a transfer of `zone`: the question in the first, records packed in each. */
 export function transferMessages(zone: ZoneView, query: Query): Buffer[] {
   const messages: Buffer[] = [];

@@ -21,6 +21,7 @@ export interface WorkerData {
   secretKey: Uint8Array;
   udpIo: UdpIo;
   transferAllow: readonly string[];
+  tsigKeys: readonly string[];
 }
 
 export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'health'; report: HealthReport } | { kind: 'metrics' } | { kind: 'stop' };
@@ -54,6 +55,7 @@ try {
     secretKey: data.secretKey,
     udpIo: data.udpIo,
     transferAllow: data.transferAllow,
+    tsigKeys: data.tsigKeys,
   });
   const handle = async (message: WorkerRequest): Promise<Partial<FromWorker>> => {
     switch (message.kind) {

@@ -9,6 +9,7 @@ import { startDnsServer, type DnsServerOptions } from './dns-server.ts';
 import { udpBatchUnavailable } from './udp-batch.ts';
 import { HealthChecker } from '../health/checker.ts';
 import { notifySecondaries } from './notify.ts';
+import { parseTsigKey } from './tsig.ts';
 import type { FromWorker, ToWorker, WorkerData, WorkerRequest } from './worker-main.ts';
 
 export interface DnsRoleOptions extends Omit<DnsServerOptions, 'shared'> {
@@ -92,9 +93,10 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   // Secondaries are told of a change once every thread serves it: their transfer may reach any.
   // With the API in this process that is known (below); a DNS-only process goes by this thread,
   // its workers following the store on their own.
+  const notifyKey = options.tsigKeys[0] === undefined ? undefined : parseTsigKey(options.tsigKeys[0]);
   const onZoneChange = (change: ZoneChange, served: boolean) => {
     refreshChecks();
-    if (options.changes === undefined && served && !change.deleted) notifySecondaries(change.zone, options.notify, options.logger);
+    if (options.changes === undefined && served && !change.deleted) notifySecondaries(change.zone, options.notify, notifyKey, options.logger);
   };
   const local = await startDnsServer({ ...options, shared, onZoneChange });
   const port = local.address.port;
@@ -109,6 +111,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     secretKey: options.secretKey,
     udpIo: options.udpIo,
     transferAllow: options.transferAllow,
+    tsigKeys: options.tsigKeys,
   };
   const onFailure = (e: unknown) => options.logger.error({ err: e }, 'DNS worker failed');
   let threads: Thread[];
@@ -123,7 +126,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   const unsubscribe = options.changes?.subscribe(async (change) => {
     const [replies] = await Promise.all([Promise.all(threads.map((t) => t.request({ kind: 'change', change }))), local.settled(change.zone)]);
     for (const reply of replies) if (reply.kind === 'failed') options.logger.error({ error: reply.error }, 'a DNS worker did not apply a change');
-    if (!change.deleted && local.serves(change.zone)) notifySecondaries(change.zone, options.notify, options.logger);
+    if (!change.deleted && local.serves(change.zone)) notifySecondaries(change.zone, options.notify, notifyKey, options.logger);
   });
   options.logger.info(
     { dns: `${options.listen.host}:${String(port)}`, workers: options.workers, udp_io: local.udpIo, zones: local.zones, load_ms: local.loadMs },
