@@ -7,22 +7,9 @@
 import { fileURLToPath } from 'node:url';
 import { notAddress, parseAddress } from './address.ts';
 import { loadAsnRanges } from './asn-ranges.ts';
+import { unknownGeo, type GeoInfo } from './geo-info.ts';
 import { openMmdb } from './mmdb.ts';
 import { globallyReachable } from './special-purpose.ts';
-
-export interface GeoInfo {
-  /** ISO 3166-1 alpha-2, upper case */
-  country: string | undefined;
-  /** AF AN AS EU NA OC SA: the database's, else the country's */
-  continent: string | undefined;
-  asn: number | undefined;
-  /** [latitude, longitude] when the database has a location (city databases), else undefined */
-  location: [number, number] | undefined;
-  /** Subdivisions (city databases), each as its ISO 3166-2 code (US-CA) and its English name, upper case */
-  regions: readonly string[];
-}
-
-export const unknownGeo: GeoInfo = { country: undefined, continent: undefined, asn: undefined, location: undefined, regions: [] };
 
 export interface GeoLookup {
   /** address: dotted IPv4 or IPv6 text (as Node's dgram rinfo.address gives, incl. '::ffff:1.2.3.4' mapped forms) */

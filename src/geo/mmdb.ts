@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { Reader, type Response as MmdbRecord } from 'mmdb-lib';
 import { ipv4, type Family } from './address.ts';
 import { continentOf } from './codes.ts';
-import type { GeoInfo } from './geoip.ts';
+import type { GeoInfo } from './geo-info.ts';
 
 /** Decoded records kept: every record of a country database (a few hundred), the busiest of a city one. */
 const cachedRecords = 20_000;

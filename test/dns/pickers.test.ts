@@ -8,7 +8,7 @@ import { requester } from '../../src/dns/pickers/requester.ts';
 import type { Picker } from '../../src/dns/pickers/validate.ts';
 import { weightedShuffle } from '../../src/dns/pickers/weighted-shuffle.ts';
 import type { ServedRecord } from '../../src/dns/server/served-rrset.ts';
-import type { GeoInfo } from '../../src/geo/geoip.ts';
+import type { GeoInfo } from '../../src/geo/geo-info.ts';
 
 // A record stands for its label: its position in this list.
 const allLabels: string[] = [];

@@ -1,7 +1,8 @@
 // Who a DNS answer is tailored for: the EDNS Client Subnet address when the query carries one,
 // otherwise the resolver's source address. Geo data is looked up once, and only if a picker asks.
 import ipaddr from 'ipaddr.js';
-import { unknownGeo, type GeoInfo, type GeoLookup } from '../../geo/geoip.ts';
+import { unknownGeo, type GeoInfo } from '../../geo/geo-info.ts';
+import type { GeoLookup } from '../../geo/geoip.ts';
 
 export interface Requester {
   /** The address as ipaddr parsed it (IPv4-mapped IPv6 already unwrapped). */

@@ -17,8 +17,8 @@ import { listenTcp, type TcpHandler, type TcpListener } from './tcp.ts';
 import { notAuthorized, transferAllowed, transferMessages, transferQuery } from './transfer.ts';
 import { appendTsig, errorRecord, parseTsigKey, signReplies, verifyRequest } from './tsig.ts';
 import { parseNetwork } from '../../net/networks.ts';
-import type { Handler } from './handler.ts';
-import { listenUdp, type UdpListener } from './udp.ts';
+import type { Handler, UdpListener } from './listener.ts';
+import { listenUdp } from './udp.ts';
 
 export interface DnsServer {
   address: ListenAddress;

@@ -2,7 +2,7 @@
 // messages split across reads reassembled, idle connections closed.
 import net from 'node:net';
 import type { ListenAddress } from '../../config.ts';
-import { answer } from './handler.ts';
+import { answer } from './listener.ts';
 
 /** Over TCP one query may have several messages in reply (a zone transfer). */
 export type TcpHandler = (message: Buffer, source: string) => Buffer | readonly Buffer[] | undefined;

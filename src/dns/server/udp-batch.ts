@@ -5,8 +5,7 @@
 // (the next batch overwrites it).
 import { createRequire } from 'node:module';
 import type { ListenAddress } from '../../config.ts';
-import { answer, type Handler } from './handler.ts';
-import type { UdpListener } from './udp.ts';
+import { answer, type Handler, type UdpListener } from './listener.ts';
 
 interface UdpBatchAddon {
   open(host: string, port: number, reusePort: boolean): [handle: object, port: number];

@@ -3,8 +3,7 @@ import dgram from 'node:dgram';
 import dns from 'node:dns';
 import { isIPv6 } from 'node:net';
 import type { ListenAddress } from '../../config.ts';
-import { answer, type Handler } from './handler.ts';
-import type { UdpListener } from './udp.ts';
+import { answer, type Handler, type UdpListener } from './listener.ts';
 
 export function listenUdpDgram(address: ListenAddress, handler: Handler, onError: (e: unknown) => void, shared: boolean): Promise<UdpListener> {
   const family = isIPv6(address.host) ? 6 : 4;

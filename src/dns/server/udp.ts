@@ -2,16 +2,9 @@
 // callback per datagram each way) and, on Linux, batches of up to 64 through recvmmsg/sendmmsg
 // (udp-batch.ts), which cut a worker's CPU per query by about a third.
 import type { ListenAddress, UdpIo } from '../../config.ts';
-import type { Handler } from './handler.ts';
+import type { Handler, UdpListener } from './listener.ts';
 import { listenUdpBatched, udpBatchUnavailable } from './udp-batch.ts';
 import { listenUdpDgram } from './udp-dgram.ts';
-
-export interface UdpListener {
-  port: number;
-  /** How it moves datagrams. */
-  io: 'batched' | 'dgram';
-  close(): Promise<void>;
-}
 
 /**
  * `shared`: several workers bind the same port (SO_REUSEPORT) and the kernel spreads datagrams.

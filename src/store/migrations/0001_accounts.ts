@@ -1,6 +1,6 @@
 // Accounts, their users, API tokens and refresh tokens.
 import type { Kysely } from 'kysely';
-import type { MigrationContext } from './index.ts';
+import type { MigrationContext } from './context.ts';
 
 export async function up(db: Kysely<unknown>, { id, key }: MigrationContext): Promise<void> {
   await db.schema

@@ -1,6 +1,6 @@
 // DNS zones, RRsets and their records, DNSSEC keys and the webhook outbox.
 import type { Kysely } from 'kysely';
-import type { MigrationContext } from './index.ts';
+import type { MigrationContext } from './context.ts';
 
 export async function up(db: Kysely<unknown>, { id, key }: MigrationContext): Promise<void> {
   await db.schema

@@ -1,7 +1,7 @@
 // Protected web resources: the resource, its host names (names and aliases, unique across the
 // service), origins, rate rules and access lists.
 import type { Kysely } from 'kysely';
-import type { MigrationContext } from './index.ts';
+import type { MigrationContext } from './context.ts';
 
 export async function up(db: Kysely<unknown>, { id, key }: MigrationContext): Promise<void> {
   await db.schema

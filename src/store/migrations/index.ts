@@ -1,18 +1,12 @@
 // The ordered list of schema versions. A migration is never edited once released: add a new one.
-import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
 import type { Engine } from '../database.ts';
+import type { MigrationContext } from './context.ts';
 import * as accounts from './0001_accounts.ts';
 import * as dns from './0002_dns.ts';
 import * as security from './0003_security.ts';
 import * as healthcheckIndex from './0004_healthcheck_index.ts';
-
-export interface MigrationContext {
-  /** Column type of an auto-increment integer key on this engine. */
-  id: 'integer' | 'serial';
-  /** Makes that column the primary key; ids of deleted rows are never handed out again. */
-  key: (column: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
-}
 
 type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
 

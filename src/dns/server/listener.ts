@@ -1,6 +1,14 @@
-// What a listener asks of the server for each message, and what it answers when that fails.
+// What the listeners share: what they ask of the server for each message, what they answer when
+// that fails, and what a UDP listener gives back (udp.ts chooses among udp-batch.ts and udp-dgram.ts).
 
 export type Handler = (message: Buffer, source: string) => Buffer | undefined;
+
+export interface UdpListener {
+  port: number;
+  /** How it moves datagrams. */
+  io: 'batched' | 'dgram';
+  close(): Promise<void>;
+}
 
 export function serverFailure(message: Buffer): Buffer | undefined {
   if (message.length < 12) return undefined;
