@@ -86,6 +86,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         udpIo: config.dnsUdpIo,
         transferAllow: config.dnsTransferAllow,
         tsigKeys: config.dnsTsigKeys,
+        nsid: config.dnsNsid,
         notify: config.dnsNotify,
         healthcheckAllowPrivate: config.healthcheckAllowPrivate,
         dataDir: config.dataDir,

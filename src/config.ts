@@ -36,6 +36,8 @@ export interface Config {
   dnsNotify: ListenAddress[];
   /** TSIG keys, `name:algorithm:base64-secret`: transfers must be signed with one, NOTIFY is. */
   dnsTsigKeys: string[];
+  /** This DNS server's identifier (NSID, RFC 5001); undefined: none. */
+  dnsNsid: string | undefined;
   dataDir: string;
   /** A postgres:// URL; undefined means the embedded SQLite file in the data dir. */
   databaseUrl: string | undefined;
@@ -115,6 +117,11 @@ export const settings = {
     env: 'EDGEPLANE_DNS_TSIG_KEYS',
     flag: 'dns-tsig-keys',
     description: 'Comma-separated TSIG keys, name:hmac-sha256|hmac-sha512:base64-secret; when set, zone transfers must be signed with one and NOTIFY is signed with the first',
+  },
+  dnsNsid: {
+    env: 'EDGEPLANE_DNS_NSID',
+    flag: 'dns-nsid',
+    description: 'This DNS server\'s identifier (NSID, RFC 5001), sent to queries that ask for it (dig +nsid); unset: none',
   },
   dataDir: {
     env: 'EDGEPLANE_DATA_DIR',
@@ -249,6 +256,7 @@ export function loadConfig(
     dnsTransferAllow: check('dnsTransferAllow', parseNetworkList, []),
     dnsNotify: check('dnsNotify', parseNotifyTargets, []),
     dnsTsigKeys: check('dnsTsigKeys', parseTsigKeys, []),
+    dnsNsid: check('dnsNsid', parseNsid, undefined),
     dataDir: path.resolve(raw('dataDir') ?? './data'),
     databaseUrl: check('databaseUrl', parseDatabaseUrl, undefined),
     adminEmail: check('adminEmail', parseEmail, 'admin@edgeplane.local'),
@@ -290,6 +298,11 @@ function parseNetworkList(value: string): string[] {
     }
     return entry;
   });
+}
+
+function parseNsid(value: string): string {
+  if (!/^[\x21-\x7e]{1,128}$/.test(value)) throw new Error('expected 1 to 128 printable ASCII characters without spaces');
+  return value;
 }
 
 function parseTsigKeys(value: string): string[] {

@@ -54,6 +54,8 @@ export interface DnsServerOptions {
   transferAllow: readonly string[];
   /** TSIG keys (`name:algorithm:secret`): when any, a transfer must be signed with one (tsig.ts). */
   tsigKeys: readonly string[];
+  /** This server's identifier for queries that ask (RFC 5001); undefined: none is sent. */
+  nsid: string | undefined;
   /** Called after each zone change this server applied (from the API of this process or the store). */
   onZoneChange?: (change: ZoneChange, served: boolean) => void;
 }
@@ -88,10 +90,11 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   const onError = (e: unknown) => options.logger.error({ err: e }, 'DNS query failed');
   const metrics = dnsMetrics(options.metrics);
   const cache = new ResponseCache();
+  const nsid = options.nsid === undefined ? undefined : Buffer.from(options.nsid);
   const responder: Responder = { zones, cache, geo: await openGeo({ mmdbPath: options.geoipDb }), metrics };
   const serve = (transport: 'udp' | 'tcp') => (message: Buffer, source: string) => {
     const started = metrics.start(transport);
-    const reply = respond(responder, message, { udp: transport === 'udp', source });
+    const reply = respond(responder, message, { udp: transport === 'udp', source, nsid });
     // A query the kept replies missed, answered from the cache, is answered from them next time.
     cache.learn(reply);
     metrics.answered(transport, reply, started);

@@ -19,6 +19,8 @@ export interface Edns {
   clientSubnet: ClientSubnet | undefined;
   /** The ECS option was present but malformed: RFC 7871 §7.1.2 wants FORMERR. */
   badClientSubnet: boolean;
+  /** The client asks for the server's identifier (RFC 5001). */
+  nsid: boolean;
 }
 
 export interface Query {
@@ -38,6 +40,7 @@ export interface Query {
 const maxPointerHops = 64;
 const optType = 41;
 const ecsOption = 8;
+const nsidOption = 3;
 
 /**
  * A label as text, lower case. DNS compares ASCII letters only without case (other octets are
@@ -128,6 +131,7 @@ function readOpt(message: Buffer, start: number): { edns: Edns; end: number } {
   if (end > message.length) throw new QueryError('OPT RDATA runs past the message');
   let clientSubnet: ClientSubnet | undefined;
   let badClientSubnet = false;
+  let nsid = false;
   for (let at = next + 10; at < end; ) {
     if (at + 4 > end) throw new QueryError('truncated EDNS option');
     const code = message.readUInt16BE(at);
@@ -137,9 +141,10 @@ function readOpt(message: Buffer, start: number): { edns: Edns; end: number } {
       clientSubnet = readClientSubnet(message.subarray(at + 4, at + 4 + length));
       badClientSubnet = clientSubnet === undefined;
     }
+    if (code === nsidOption) nsid = true;
     at += 4 + length;
   }
-  return { edns: { udpSize, version, dnssecOk, compactOk, clientSubnet, badClientSubnet }, end };
+  return { edns: { udpSize, version, dnssecOk, compactOk, clientSubnet, badClientSubnet, nsid }, end };
 }
 
 /** Parses a query. Throws QueryError for malformed input (the header is then still usable). */

@@ -9,6 +9,7 @@ import { requester, subnetAddress, type Requester } from '../pickers/requester.t
 import type { DnsMetrics } from './metrics.ts';
 import { parseQuery, QueryError, type Query } from './query.ts';
 import { cacheKey, type CachedAnswer, type ResponseCache } from './response-cache.ts';
+import { transferTypes } from './transfer.ts';
 import { rcode, ResponseWriter } from './response.ts';
 import type { ServedZones } from './served-zones.ts';
 import { allRecords, recordCount } from './served-rrset.ts';
@@ -19,25 +20,35 @@ const classicUdpPayload = 512;
 const classIn = 1;
 const classAny = 255;
 const ednsClientSubnet = 8;
-const transferTypes = new Set([251, 252]);
+const nsidOption = 3;
 
 export interface Transport {
   udp: boolean;
   /** The peer's address: the requester when the query has no client subnet. */
   source: string;
+  /** This server's identifier (EDGEPLANE_DNS_NSID), sent to queries that ask (RFC 5001). */
+  nsid: Buffer | undefined;
 }
 
-function ecsOption(query: Query, scope: number): Buffer {
+/** The EDNS options of a reply: the ECS echo with its scope, the NSID when asked for. */
+function ednsOptions(query: Query, scope: number, nsid: Buffer | undefined): Buffer {
   const subnet = query.edns?.clientSubnet;
-  if (subnet === undefined) return Buffer.alloc(0);
-  const option = Buffer.alloc(8 + subnet.address.length);
-  option.writeUInt16BE(ednsClientSubnet, 0);
-  option.writeUInt16BE(4 + subnet.address.length, 2);
-  option.writeUInt16BE(subnet.family, 4);
-  option[6] = subnet.sourcePrefix;
-  option[7] = scope;
-  subnet.address.copy(option, 8);
-  return option;
+  const ecs = subnet === undefined ? 0 : 8 + subnet.address.length;
+  const options = Buffer.alloc(ecs + (nsid === undefined ? 0 : 4 + nsid.length));
+  if (subnet !== undefined) {
+    options.writeUInt16BE(ednsClientSubnet, 0);
+    options.writeUInt16BE(4 + subnet.address.length, 2);
+    options.writeUInt16BE(subnet.family, 4);
+    options[6] = subnet.sourcePrefix;
+    options[7] = scope;
+    subnet.address.copy(options, 8);
+  }
+  if (nsid !== undefined) {
+    options.writeUInt16BE(nsidOption, ecs);
+    options.writeUInt16BE(nsid.length, ecs + 2);
+    nsid.copy(options, ecs + 4);
+  }
+  return options;
 }
 
 function headerOnly(message: Buffer, code: number): Buffer | undefined {
@@ -65,15 +76,19 @@ function writeSections(writer: ResponseWriter, sections: Sections, counts: [numb
 interface Layout {
   /** Largest message for this transport and client. */
   limit: number;
-  /** Room kept for the OPT record (with the ECS echo, whose length does not depend on the scope). */
+  /** Room kept for the OPT record (with the ECS echo, whose length does not depend on the scope, and the NSID). */
   reserved: number;
+  /** The NSID to send, when the query asked and this server has one. */
+  nsid: Buffer | undefined;
 }
 
 function layout(query: Query, transport: Transport): Layout {
   const edns = query.edns;
   const limit = transport.udp ? (edns ? Math.max(classicUdpPayload, Math.min(edns.udpSize, maxUdpPayload)) : classicUdpPayload) : 65535;
   const subnet = edns?.clientSubnet;
-  return { limit, reserved: edns ? 11 + (subnet ? 8 + subnet.address.length : 0) : 0 };
+  const nsid = edns?.nsid === true ? transport.nsid : undefined;
+  const reserved = edns ? 11 + (subnet ? 8 + subnet.address.length : 0) + (nsid ? 4 + nsid.length : 0) : 0;
+  return { limit, reserved, nsid };
 }
 
 /** Lays the sections out after the question; when they do not fit, the answer is the question alone with TC. */
@@ -99,7 +114,7 @@ function emit(query: Query, answer: CachedAnswer, shape: Layout, scope: number):
   writer.raw(answer.body);
   const counts: [number, number, number, number] = [1, ...answer.counts];
   if (query.edns) {
-    writer.opt(maxUdpPayload, answer.rcode >> 4, { dnssecOk: query.edns.dnssecOk, compactOk: query.edns.compactOk }, ecsOption(query, scope));
+    writer.opt(maxUdpPayload, answer.rcode >> 4, { dnssecOk: query.edns.dnssecOk, compactOk: query.edns.compactOk }, ednsOptions(query, scope, shape.nsid));
     counts[3] += 1;
   }
   return writer.finish({ id: query.id, queryFlags: query.flags, authoritative: answer.authoritative, truncated: answer.truncated, rcode: answer.rcode, counts });

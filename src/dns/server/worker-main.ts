@@ -22,6 +22,7 @@ export interface WorkerData {
   udpIo: UdpIo;
   transferAllow: readonly string[];
   tsigKeys: readonly string[];
+  nsid: string | undefined;
 }
 
 export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'health'; report: HealthReport } | { kind: 'metrics' } | { kind: 'stop' };
@@ -56,6 +57,7 @@ try {
     udpIo: data.udpIo,
     transferAllow: data.transferAllow,
     tsigKeys: data.tsigKeys,
+    nsid: data.nsid,
   });
   const handle = async (message: WorkerRequest): Promise<Partial<FromWorker>> => {
     switch (message.kind) {

@@ -112,6 +112,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     udpIo: options.udpIo,
     transferAllow: options.transferAllow,
     tsigKeys: options.tsigKeys,
+    nsid: options.nsid,
   };
   const onFailure = (e: unknown) => options.logger.error({ err: e }, 'DNS worker failed');
   let threads: Thread[];
