@@ -87,6 +87,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         transferAllow: config.dnsTransferAllow,
         tsigKeys: config.dnsTsigKeys,
         nsid: config.dnsNsid,
+        catalog: config.dnsCatalog,
         notify: config.dnsNotify,
         healthcheckAllowPrivate: config.healthcheckAllowPrivate,
         dataDir: config.dataDir,

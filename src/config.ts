@@ -38,6 +38,8 @@ export interface Config {
   dnsTsigKeys: string[];
   /** This DNS server's identifier (NSID, RFC 5001); undefined: none. */
   dnsNsid: string | undefined;
+  /** The name of the catalog zone listing every hosted zone for secondaries (RFC 9432); undefined: none. */
+  dnsCatalog: string | undefined;
   dataDir: string;
   /** A postgres:// URL; undefined means the embedded SQLite file in the data dir. */
   databaseUrl: string | undefined;
@@ -122,6 +124,11 @@ export const settings = {
     env: 'EDGEPLANE_DNS_NSID',
     flag: 'dns-nsid',
     description: 'This DNS server\'s identifier (NSID, RFC 5001), sent to queries that ask for it (dig +nsid); unset: none',
+  },
+  dnsCatalog: {
+    env: 'EDGEPLANE_DNS_CATALOG',
+    flag: 'dns-catalog',
+    description: 'Name of a catalog zone (RFC 9432) listing every hosted zone, for secondaries that read catalogs, e.g. catalog.edgeplane.invalid; unset: none',
   },
   dataDir: {
     env: 'EDGEPLANE_DATA_DIR',
@@ -257,6 +264,7 @@ export function loadConfig(
     dnsNotify: check('dnsNotify', parseNotifyTargets, []),
     dnsTsigKeys: check('dnsTsigKeys', parseTsigKeys, []),
     dnsNsid: check('dnsNsid', parseNsid, undefined),
+    dnsCatalog: check('dnsCatalog', canonicalName, undefined),
     dataDir: path.resolve(raw('dataDir') ?? './data'),
     databaseUrl: check('databaseUrl', parseDatabaseUrl, undefined),
     adminEmail: check('adminEmail', parseEmail, 'admin@edgeplane.local'),

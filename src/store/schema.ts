@@ -168,6 +168,13 @@ export interface ResourceAccessListsTable {
   data: string;
 }
 
+export interface ZoneCatalogTable {
+  /** Always 1: one row. */
+  id: number;
+  /** The catalog zone's SOA serial; raised with every change of which zones are served. */
+  serial: number;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   users: UsersTable;
@@ -184,4 +191,5 @@ export interface Tables {
   resource_origins: ResourceOriginsTable;
   resource_rate_rules: ResourceRateRulesTable;
   resource_access_lists: ResourceAccessListsTable;
+  zone_catalog: ZoneCatalogTable;
 }

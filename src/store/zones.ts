@@ -17,16 +17,33 @@ export function lockZone(db: Db, engine: Engine, id: number): Promise<ZoneRow> {
   return (engine === 'postgres' ? query.forUpdate() : query).executeTakeFirstOrThrow();
 }
 
-export function insertZone(db: Db, zone: Omit<ZoneRow, 'id'>): Promise<ZoneRow> {
-  return db.insertInto('zones').values(zone).returningAll().executeTakeFirstOrThrow();
+/**
+ * Raises the catalog serial (0005_zone_catalog.ts): called in every transaction that changes which
+ * zones are served. It stays below 2^31 for any realistic number of such changes.
+ */
+async function bumpCatalog(db: Db): Promise<void> {
+  await db.updateTable('zone_catalog').set((eb) => ({ serial: eb('serial', '+', 1) })).where('id', '=', 1).execute();
+}
+
+export async function catalogSerial(db: Db): Promise<number> {
+  const row = await db.selectFrom('zone_catalog').select('serial').where('id', '=', 1).executeTakeFirst();
+  return row?.serial ?? 1;
+}
+
+export async function insertZone(db: Db, zone: Omit<ZoneRow, 'id'>): Promise<ZoneRow> {
+  const row = await db.insertInto('zones').values(zone).returningAll().executeTakeFirstOrThrow();
+  await bumpCatalog(db);
+  return row;
 }
 
 export async function updateZone(db: Db, id: number, changes: Partial<Omit<ZoneRow, 'id' | 'account_id' | 'name'>>): Promise<void> {
   await db.updateTable('zones').set(changes).where('id', '=', id).execute();
+  if (changes.enabled !== undefined) await bumpCatalog(db);
 }
 
 export async function deleteZone(db: Db, id: number): Promise<void> {
   await db.deleteFrom('zones').where('id', '=', id).execute();
+  await bumpCatalog(db);
 }
 
 export interface ZoneFilter {

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { ask, buildQuery, decode, udpExchange } from '../support/dns-client.ts';
 import { bearer, call, login } from '../support/http.ts';
-import { freePort, onPath, startKnotSecondary, type Knot } from '../support/knot.ts';
+import { freePort, onPath, startKnotCatalogConsumer, startKnotSecondary, type Knot } from '../support/knot.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 
 const run = promisify(execFile);
@@ -175,5 +175,63 @@ describe('zone transfers signed with TSIG', { skip: knotMissing }, () => {
     assert.doesNotMatch(wrong, /IN\s+A\s+192/);
     assert.match(wrong, /error 'BADSIG'/);
     assert.match(service.output(), /zone transfer refused: TSIG/);
+  });
+});
+
+describe('a catalog zone for secondaries (RFC 9432)', { skip: knotMissing }, () => {
+  const catalog = 'catalog.edgeplane.invalid';
+  let service: Service;
+  let consumer: Knot | undefined;
+  let api: (method: string, path: string, body?: unknown) => ReturnType<typeof call>;
+  const knotAnswers = async (name: string) => (await ask(consumer?.port ?? 0, name, 'A')).packet;
+
+  before(async () => {
+    const knotPort = await freePort();
+    service = await startService({
+      engine: 'sqlite',
+      env: { EDGEPLANE_DNS_TRANSFER_ALLOW: '127.0.0.1', EDGEPLANE_DNS_NOTIFY: `127.0.0.1:${String(knotPort)}`, EDGEPLANE_DNS_CATALOG: catalog, EDGEPLANE_DNS_WORKERS: '2' },
+    });
+    const auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
+    api = (method, path, body) => call(service.url, method, path, { auth, body });
+    assert.equal((await api('POST', '/dns/v2/zones', { name: 'first.test' })).status, 200);
+    consumer = await startKnotCatalogConsumer(knotPort, catalog, service.dnsPort);
+  });
+  after(async () => {
+    await consumer?.stop();
+    await service.dispose();
+  });
+
+  /** Polls the consumer until `check` passes, for up to 15 s. */
+  const eventually = async (what: string, check: () => Promise<boolean>) => {
+    const deadline = Date.now() + 15_000;
+    while (!(await check())) {
+      assert.ok(Date.now() < deadline, `${what}:\n${consumer?.log() ?? ''}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  test('a zone created through the API is served by the consumer; a deleted one goes', async () => {
+    assert.equal((await api('POST', '/dns/v2/zones', { name: 'added.test' })).status, 200);
+    assert.equal((await api('PUT', '/dns/v2/zones/added.test/www.added.test/A', { ttl: 60, resource_records: [{ content: ['192.0.2.44'] }] })).status, 200);
+    await eventually('the consumer never served added.test', async () => {
+      const answer = await knotAnswers('www.added.test');
+      return answer.answers?.some((a) => a.type === 'A' && a.data === '192.0.2.44') === true;
+    });
+    const first = await knotAnswers('first.test');
+    assert.notEqual(first.rcode, 'REFUSED', 'the zone there before the consumer started is served too');
+    assert.equal((await api('DELETE', '/dns/v2/zones/added.test')).status < 300, true);
+    await eventually('the consumer kept serving added.test', async () => (await knotAnswers('www.added.test')).rcode === 'REFUSED');
+  });
+
+  test('queries see the catalog\'s SOA, never its members; its transfer lists them', async () => {
+    const soa = await ask(service.dnsPort, catalog, 'SOA');
+    assert.equal(soa.packet.rcode, 'NOERROR');
+    assert.equal((soa.packet.answers ?? []).length, 1);
+    const ptr = await ask(service.dnsPort, `version.${catalog}`, 'TXT');
+    assert.equal(ptr.packet.rcode, 'NOERROR');
+    const { stdout } = await run('kdig', ['@127.0.0.1', '-p', String(service.dnsPort), 'AXFR', catalog, '+nocomments', '+nostats']);
+    const member = /^(z\d+\.zones\.catalog\.edgeplane\.invalid\.)\s+0\s+IN\s+PTR\s+first\.test\.$/m.exec(stdout);
+    assert.ok(member, stdout);
+    assert.equal((await ask(service.dnsPort, member[1] ?? '', 'PTR')).packet.rcode, 'NXDOMAIN');
   });
 });

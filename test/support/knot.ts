@@ -84,7 +84,7 @@ export async function startKnot(zones: KnotZone[]): Promise<Knot> {
   // The port is free when chosen but may be taken before knotd binds it: then try another.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await launch(await freePort(), zones.map((z) => z.name), (dir) => zones.flatMap((zone) => {
+      return await launch(await freePort(), serving(zones.map((z) => z.name)), (dir) => zones.flatMap((zone) => {
         const file = path.join(dir, `${zone.name}.zone`);
         fs.writeFileSync(file, zone.text);
         return [`  - domain: ${zone.name}`, `    file: ${file}`];
@@ -102,7 +102,7 @@ export async function startKnot(zones: KnotZone[]): Promise<Knot> {
  */
 export function startKnotSecondary(port: number, zone: string, primaryPort: number, key?: { name: string; algorithm: string; secret: string }): Promise<Knot> {
   const keyLine = key === undefined ? [] : [`    key: ${key.name}`];
-  return launch(port, [zone], () => [`  - domain: ${zone}`, '    master: primary', '    acl: notify-from-primary'], [
+  return launch(port, serving([zone]), () => [`  - domain: ${zone}`, '    master: primary', '    acl: notify-from-primary'], [
     ...(key === undefined ? [] : ['key:', `  - id: ${key.name}`, `    algorithm: ${key.algorithm}`, `    secret: ${key.secret}`]),
     'remote:',
     '  - id: primary',
@@ -116,7 +116,30 @@ export function startKnotSecondary(port: number, zone: string, primaryPort: numb
   ]);
 }
 
-async function launch(port: number, zoneNames: string[], zoneLines: (dir: string) => string[], sections: string[] = []): Promise<Knot> {
+/**
+ * Starts knotd on `port` as a consumer of the catalog zone `catalog` of the primary at
+ * 127.0.0.1:`primaryPort` (RFC 9432): it serves, as a secondary, every zone the catalog lists.
+ */
+export function startKnotCatalogConsumer(port: number, catalog: string, primaryPort: number): Promise<Knot> {
+  const secondary = ['    master: primary', '    acl: notify-from-primary'];
+  return launch(
+    port,
+    // Knot does not answer queries for a catalog it interprets: its log says when it has read one.
+    (_port, log) => Promise.resolve(log.includes(`[${catalog}.] catalog reloaded`)),
+    () => [`  - domain: ${catalog}`, ...secondary, '    catalog-role: interpret', '    catalog-template: member'],
+    ['remote:', '  - id: primary', `    address: 127.0.0.1@${String(primaryPort)}`, 'acl:', '  - id: notify-from-primary', '    address: 127.0.0.1', '    action: notify'],
+    ['  - id: member', ...secondary, '    zonefile-sync: -1', '    journal-content: none'],
+  );
+}
+
+/** Ready: every one of the zones has its SOA answered. */
+const serving = (zones: string[]) => async (port: number) => {
+  for (const zone of zones) if (!(await soaAnswered(port, zone))) return false;
+  return true;
+};
+
+/** `ready(port, log)` says when knotd is ready for the test. */
+async function launch(port: number, ready: (port: number, log: string) => Promise<boolean>, zoneLines: (dir: string) => string[], sections: string[] = [], templates: string[] = []): Promise<Knot> {
   const knotd = onPath('knotd');
   if (knotd === undefined) throw new Error('knotd is not installed');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-knot-'));
@@ -132,13 +155,15 @@ async function launch(port: number, zoneNames: string[], zoneLines: (dir: string
     '    any: info',
     'database:',
     `  storage: ${dir}`,
+    // Keys, remotes and ACLs come before the templates and zones that name them.
+    ...sections,
     'template:',
     '  - id: default',
     '    semantic-checks: off',
     // Serve the file as written: no journal, no re-signing, no writing back.
     '    zonefile-sync: -1',
     '    journal-content: none',
-    ...sections,
+    ...templates,
     'zone:',
     ...zoneLines(dir),
     '',
@@ -160,14 +185,12 @@ async function launch(port: number, zoneNames: string[], zoneLines: (dir: string
   };
 
   const started = Date.now();
-  for (const zone of zoneNames) {
-    while (!(await soaAnswered(port, zone))) {
-      if (child.exitCode !== null || child.signalCode !== null || Date.now() - started > 15_000) {
-        await stop();
-        throw new Error(`knotd did not serve ${zone} on port ${String(port)}:\n${config}\n${output}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
+  while (!(await ready(port, output))) {
+    if (child.exitCode !== null || child.signalCode !== null || Date.now() - started > 15_000) {
+      await stop();
+      throw new Error(`knotd did not become ready on port ${String(port)}:\n${config}\n${output}`);
     }
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return { port, log: () => output, stop };
 }

@@ -56,6 +56,8 @@ export interface DnsServerOptions {
   tsigKeys: readonly string[];
   /** This server's identifier for queries that ask (RFC 5001); undefined: none is sent. */
   nsid: string | undefined;
+  /** The catalog zone's name (EDGEPLANE_DNS_CATALOG, catalog.ts); undefined: none. */
+  catalog: string | undefined;
   /** Called after each zone change this server applied (from the API of this process or the store). */
   onZoneChange?: (change: ZoneChange, served: boolean) => void;
 }
@@ -79,7 +81,7 @@ async function bindBoth(options: DnsServerOptions, handler: Handler, tcpHandler:
 }
 
 export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
-  const zones = new ServedZones(options.store.db, sealer(options.secretKey), options.onZoneChange);
+  const zones = new ServedZones(options.store.db, sealer(options.secretKey), { onApplied: options.onZoneChange, catalog: options.catalog });
   const started = Date.now();
   await zones.loadAll();
   let follower: Follower | undefined;
@@ -109,15 +111,18 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     const query = transferQuery(message);
     const zone = query === undefined ? undefined : zones.get(query.name);
     if (query === undefined || zone === undefined || !transferAllowed(source, transfers)) return answerTcp(message, source);
+    // The catalog's member list exists only in its transfers.
+    const catalog = zones.catalog();
+    const extra = catalog?.view === zone ? catalog.members : [];
     const log = { zone: zone.name, peer: source, serial: zone.head.serial };
     if (keys.length === 0) {
       options.logger.info(log, 'zone transfer');
-      return transferMessages(zone, query);
+      return transferMessages(zone, query, extra);
     }
     const verified = verifyRequest(message, keys);
     if (verified.ok) {
       options.logger.info({ ...log, key: verified.request.key.name }, 'zone transfer');
-      return signReplies(transferMessages(zone, query), verified.request);
+      return signReplies(transferMessages(zone, query, extra), verified.request);
     }
     options.logger.warn({ ...log, tsig_error: verified.error ?? 'unsigned' }, 'zone transfer refused: TSIG');
     if (verified.error === undefined) return answerTcp(message, source);

@@ -5,6 +5,9 @@ import type { ZoneChange } from '../../events/change-feed.ts';
 import type { Db } from '../../store/database.ts';
 import type { ZoneRow } from '../../store/zones.ts';
 import type { HealthReport } from '../health/checker.ts';
+import { catalogSerial } from '../../store/zones.ts';
+import { catalogMembers, catalogView } from './catalog.ts';
+import type { WireRecord } from './response.ts';
 import { loadZone, refreshNames } from './load.ts';
 import { recordValue } from './served-rrset.ts';
 import { parentOf, rrsetOf, type ZoneView } from './zone-view.ts';
@@ -20,12 +23,42 @@ export class ServedZones {
   version = 0;
 
   readonly #onApplied: (change: ZoneChange, served: boolean) => void;
+  /** EDGEPLANE_DNS_CATALOG (catalog.ts), if set. */
+  readonly #catalogName: string | undefined;
+  /** The catalog as served, unless a hosted zone has its name. */
+  #catalog: ZoneView | undefined;
 
   /** `onApplied` runs after each change is applied, whichever way it arrived; `served`: the zone is. */
-  constructor(db: Db, sealer: Sealer, onApplied: (change: ZoneChange, served: boolean) => void = () => undefined) {
+  constructor(db: Db, sealer: Sealer, options: { onApplied?: (change: ZoneChange, served: boolean) => void; catalog?: string | undefined } = {}) {
     this.#db = db;
     this.#sealer = sealer;
-    this.#onApplied = onApplied;
+    this.#onApplied = options.onApplied ?? (() => undefined);
+    this.#catalogName = options.catalog;
+  }
+
+  /** The catalog zone and, for a transfer of it, one record per hosted zone; undefined when none is served. */
+  catalog(): { view: ZoneView; members: WireRecord[] } | undefined {
+    const view = this.#catalog;
+    if (view === undefined) return undefined;
+    const members = [...this.#zones.values()].filter((zone) => zone !== view).map((zone) => ({ id: zone.head.id, name: zone.name }));
+    return { view, members: catalogMembers(view.name, members) };
+  }
+
+  /** Rebuilds the catalog's view with the stored serial: after any change of which zones are served. */
+  async #refreshCatalog(): Promise<void> {
+    const name = this.#catalogName;
+    if (name === undefined) return;
+    const hosted = this.#zones.get(name);
+    if (hosted !== undefined && hosted !== this.#catalog) {
+      // A hosted zone of that name is served as it is; the catalog steps aside.
+      this.#catalog = undefined;
+      return;
+    }
+    const serial = await catalogSerial(this.#db);
+    // Changes of different zones are applied side by side: a slower read must not bring back an older serial.
+    if (this.#catalog !== undefined && serial < this.#catalog.head.serial) return;
+    this.#catalog = catalogView(name, serial);
+    this.#zones.set(name, this.#catalog);
   }
 
   /** The most specific enabled zone containing `name`, if any. */
@@ -44,6 +77,7 @@ export class ServedZones {
   async loadAll(): Promise<void> {
     const zones = await this.#db.selectFrom('zones').selectAll().where('enabled', '=', 1).execute();
     for (const zone of zones) this.#zones.set(zone.name, await loadZone(this.#db, this.#sealer, zone));
+    await this.#refreshCatalog();
   }
 
   /**
@@ -70,6 +104,7 @@ export class ServedZones {
   async #apply(change: ZoneChange): Promise<void> {
     try {
       await this.#load(change);
+      if (change.names === undefined) await this.#refreshCatalog();
       for (const report of this.#down.values()) this.#mark(report);
     } finally {
       this.version++;
@@ -109,11 +144,12 @@ export class ServedZones {
     }
   }
 
+  /** The hosted zones' names (not the catalog's). */
   names(): string[] {
-    return [...this.#zones.keys()];
+    return [...this.#zones.keys()].filter((name) => this.#zones.get(name) !== this.#catalog);
   }
 
   get size(): number {
-    return this.#zones.size;
+    return this.#zones.size - (this.#catalog === undefined ? 0 : 1);
   }
 }

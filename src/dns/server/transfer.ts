@@ -39,8 +39,8 @@ function* records(name: string, rrset: ServedRrset): Generator<WireRecord> {
   }
 }
 
-/** The zone's records in transfer order: its SOA, everything else, its SOA again. */
-function* zoneRecords(zone: ZoneView): Generator<WireRecord> {
+/** The zone's records in transfer order: its SOA, everything else (`extra` too), its SOA again. */
+function* zoneRecords(zone: ZoneView, extra: readonly WireRecord[]): Generator<WireRecord> {
   const soa = rrsetsOf(zone.node(zone.name) ?? []).find((r) => r.type === soaType);
   if (soa === undefined) return;
   yield* records(zone.name, soa);
@@ -50,6 +50,7 @@ function* zoneRecords(zone: ZoneView): Generator<WireRecord> {
       yield* records(name, rrset);
     }
   }
+  yield* extra;
   yield* records(zone.name, soa);
 }
 
@@ -61,7 +62,7 @@ export function notAuthorized(query: Query): Buffer {
 }
 
 /** The messages of a transfer of `zone`: the question in the first, records packed in each. */
-export function transferMessages(zone: ZoneView, query: Query): Buffer[] {
+export function transferMessages(zone: ZoneView, query: Query, extra: readonly WireRecord[] = []): Buffer[] {
   const messages: Buffer[] = [];
   let writer = new ResponseWriter(messageCapacity);
   let count = 0;
@@ -75,7 +76,7 @@ export function transferMessages(zone: ZoneView, query: Query): Buffer[] {
     messages.push(Buffer.from(writer.finish({ id: query.id, queryFlags: query.flags, authoritative: true, truncated: false, rcode: rcode.noError, counts })));
   };
   start(true);
-  for (const record of zoneRecords(zone)) {
+  for (const record of zoneRecords(zone, extra)) {
     if (writer.record(record)) {
       count++;
       continue;

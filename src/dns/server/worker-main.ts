@@ -23,6 +23,7 @@ export interface WorkerData {
   transferAllow: readonly string[];
   tsigKeys: readonly string[];
   nsid: string | undefined;
+  catalog: string | undefined;
 }
 
 export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'health'; report: HealthReport } | { kind: 'metrics' } | { kind: 'stop' };
@@ -58,6 +59,7 @@ try {
     transferAllow: data.transferAllow,
     tsigKeys: data.tsigKeys,
     nsid: data.nsid,
+    catalog: data.catalog,
   });
   const handle = async (message: WorkerRequest): Promise<Partial<FromWorker>> => {
     switch (message.kind) {

@@ -94,9 +94,14 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   // With the API in this process that is known (below); a DNS-only process goes by this thread,
   // its workers following the store on their own.
   const notifyKey = options.tsigKeys[0] === undefined ? undefined : parseTsigKey(options.tsigKeys[0]);
+  // The zone itself, and the catalog when the set of zones may have changed (a zone-wide change).
+  const notifyOf = (change: ZoneChange, served: boolean) => {
+    if (served && !change.deleted) notifySecondaries(change.zone, options.notify, notifyKey, options.logger);
+    if (options.catalog !== undefined && change.names === undefined) notifySecondaries(options.catalog, options.notify, notifyKey, options.logger);
+  };
   const onZoneChange = (change: ZoneChange, served: boolean) => {
     refreshChecks();
-    if (options.changes === undefined && served && !change.deleted) notifySecondaries(change.zone, options.notify, notifyKey, options.logger);
+    if (options.changes === undefined) notifyOf(change, served);
   };
   const local = await startDnsServer({ ...options, shared, onZoneChange });
   const port = local.address.port;
@@ -113,6 +118,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     transferAllow: options.transferAllow,
     tsigKeys: options.tsigKeys,
     nsid: options.nsid,
+    catalog: options.catalog,
   };
   const onFailure = (e: unknown) => options.logger.error({ err: e }, 'DNS worker failed');
   let threads: Thread[];
@@ -127,7 +133,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   const unsubscribe = options.changes?.subscribe(async (change) => {
     const [replies] = await Promise.all([Promise.all(threads.map((t) => t.request({ kind: 'change', change }))), local.settled(change.zone)]);
     for (const reply of replies) if (reply.kind === 'failed') options.logger.error({ error: reply.error }, 'a DNS worker did not apply a change');
-    if (!change.deleted && local.serves(change.zone)) notifySecondaries(change.zone, options.notify, notifyKey, options.logger);
+    notifyOf(change, local.serves(change.zone));
   });
   options.logger.info(
     { dns: `${options.listen.host}:${String(port)}`, workers: options.workers, udp_io: local.udpIo, zones: local.zones, load_ms: local.loadMs },

@@ -7,6 +7,7 @@ import * as accounts from './0001_accounts.ts';
 import * as dns from './0002_dns.ts';
 import * as security from './0003_security.ts';
 import * as healthcheckIndex from './0004_healthcheck_index.ts';
+import * as zoneCatalog from './0005_zone_catalog.ts';
 
 type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
 
@@ -15,6 +16,7 @@ const steps: Record<string, Step> = {
   '0002_dns': dns.up,
   '0003_security': security.up,
   '0004_healthcheck_index': healthcheckIndex.up,
+  '0005_zone_catalog': zoneCatalog.up,
 };
 
 export function migrations(engine: Engine): Record<string, Migration> {
