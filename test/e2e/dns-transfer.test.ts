@@ -234,4 +234,13 @@ describe('a catalog zone for secondaries (RFC 9432)', { skip: knotMissing }, () 
     assert.ok(member, stdout);
     assert.equal((await ask(service.dnsPort, member[1] ?? '', 'PTR')).packet.rcode, 'NXDOMAIN');
   });
+
+  test('a zone created with the catalog\'s name is never served in its place', async () => {
+    assert.equal((await api('POST', '/dns/v2/zones', { name: catalog })).status, 200);
+    const injected = await api('PUT', `/dns/v2/zones/${catalog}/z1.zones.${catalog}/PTR`, { ttl: 0, resource_records: [{ content: ['victim.example.'] }] });
+    assert.equal(injected.status, 200, injected.text);
+    const { stdout } = await run('kdig', ['@127.0.0.1', '-p', String(service.dnsPort), 'AXFR', catalog, '+nocomments', '+nostats']);
+    assert.doesNotMatch(stdout, /victim/);
+    assert.match(stdout, /IN\s+SOA\s+invalid\. invalid\./);
+  });
 });

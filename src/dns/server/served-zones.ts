@@ -25,7 +25,8 @@ export class ServedZones {
   readonly #onApplied: (change: ZoneChange, served: boolean) => void;
   /** EDGEPLANE_DNS_CATALOG (catalog.ts), if set. */
   readonly #catalogName: string | undefined;
-  /** The catalog as served, unless a hosted zone has its name. */
+  /** The catalog as served. A hosted zone of the same name is never served: whoever could write it
+   *  would decide which zones the secondaries serve. */
   #catalog: ZoneView | undefined;
 
   /** `onApplied` runs after each change is applied, whichever way it arrived; `served`: the zone is. */
@@ -48,12 +49,6 @@ export class ServedZones {
   async #refreshCatalog(): Promise<void> {
     const name = this.#catalogName;
     if (name === undefined) return;
-    const hosted = this.#zones.get(name);
-    if (hosted !== undefined && hosted !== this.#catalog) {
-      // A hosted zone of that name is served as it is; the catalog steps aside.
-      this.#catalog = undefined;
-      return;
-    }
     const serial = await catalogSerial(this.#db);
     // Changes of different zones are applied side by side: a slower read must not bring back an older serial.
     if (this.#catalog !== undefined && serial < this.#catalog.head.serial) return;
@@ -76,7 +71,9 @@ export class ServedZones {
 
   async loadAll(): Promise<void> {
     const zones = await this.#db.selectFrom('zones').selectAll().where('enabled', '=', 1).execute();
-    for (const zone of zones) this.#zones.set(zone.name, await loadZone(this.#db, this.#sealer, zone));
+    for (const zone of zones) {
+      if (zone.name !== this.#catalogName) this.#zones.set(zone.name, await loadZone(this.#db, this.#sealer, zone));
+    }
     await this.#refreshCatalog();
   }
 
@@ -129,6 +126,7 @@ export class ServedZones {
   }
 
   async #load(change: ZoneChange): Promise<void> {
+    if (change.zone === this.#catalogName) return;
     const zone: ZoneRow | undefined = change.deleted
       ? undefined
       : await this.#db.selectFrom('zones').selectAll().where('id', '=', change.zoneId).executeTakeFirst();
