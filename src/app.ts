@@ -88,6 +88,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         tsigKeys: config.dnsTsigKeys,
         nsid: config.dnsNsid,
         catalog: config.dnsCatalog,
+        rrl: { perSecond: config.dnsRrl, slip: config.dnsRrlSlip },
         notify: config.dnsNotify,
         healthcheckAllowPrivate: config.healthcheckAllowPrivate,
         dataDir: config.dataDir,

@@ -40,6 +40,10 @@ export interface Config {
   dnsNsid: string | undefined;
   /** The name of the catalog zone listing every hosted zone for secondaries (RFC 9432); undefined: none. */
   dnsCatalog: string | undefined;
+  /** Response rate limit over UDP: identical answers a second per client network; 0: off. */
+  dnsRrl: number;
+  /** Over the limit, every this-many-th reply is sent truncated, the rest dropped; 0: all dropped. */
+  dnsRrlSlip: number;
   dataDir: string;
   /** A postgres:// URL; undefined means the embedded SQLite file in the data dir. */
   databaseUrl: string | undefined;
@@ -129,6 +133,18 @@ export const settings = {
     env: 'EDGEPLANE_DNS_CATALOG',
     flag: 'dns-catalog',
     description: 'Name of a catalog zone (RFC 9432) listing every hosted zone, for secondaries that read catalogs, e.g. catalog.edgeplane.invalid; unset: none',
+  },
+  dnsRrl: {
+    env: 'EDGEPLANE_DNS_RRL',
+    flag: 'dns-rrl',
+    description: 'Response rate limiting over UDP: identical answers a second to one client network (IPv4 /24, IPv6 /56); negative answers count as one; 0: off',
+    default: '0',
+  },
+  dnsRrlSlip: {
+    env: 'EDGEPLANE_DNS_RRL_SLIP',
+    flag: 'dns-rrl-slip',
+    description: 'Over the rate limit, every Nth reply is sent truncated (the client retries over TCP) and the others dropped; 0: drop all',
+    default: '2',
   },
   dataDir: {
     env: 'EDGEPLANE_DATA_DIR',
@@ -265,6 +281,8 @@ export function loadConfig(
     dnsTsigKeys: check('dnsTsigKeys', parseTsigKeys, []),
     dnsNsid: check('dnsNsid', parseNsid, undefined),
     dnsCatalog: check('dnsCatalog', canonicalName, undefined),
+    dnsRrl: check('dnsRrl', (v) => integerIn(v, 0, 1_000_000), 0),
+    dnsRrlSlip: check('dnsRrlSlip', (v) => integerIn(v, 0, 10), 2),
     dataDir: path.resolve(raw('dataDir') ?? './data'),
     databaseUrl: check('databaseUrl', parseDatabaseUrl, undefined),
     adminEmail: check('adminEmail', parseEmail, 'admin@edgeplane.local'),
@@ -372,6 +390,12 @@ function parseReadableFile(value: string): string {
 function parseAddress(value: string, family: 4 | 6): string {
   if (isIP(value) !== family) throw new Error(`expected an IPv${String(family)} address, got "${value}"`);
   return value;
+}
+
+function integerIn(value: string, low: number, high: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < low || n > high) throw new Error(`expected an integer ${String(low)}-${String(high)}, got "${value}"`);
+  return n;
 }
 
 function parseWorkers(value: string): number {

@@ -52,10 +52,12 @@ describe('configuration', () => {
           EDGEPLANE_DNS_NOTIFY: 'secondary.example:53',
           EDGEPLANE_DNS_NSID: 'two words',
           EDGEPLANE_DNS_CATALOG: 'bad..name',
+          EDGEPLANE_DNS_RRL: '-1',
+          EDGEPLANE_DNS_RRL_SLIP: 'two',
         }),
       (e: unknown) => {
         assert.ok(e instanceof ConfigError);
-        for (const name of ['API_LISTEN', 'DATABASE_URL', 'COMPAT', 'LOG_LEVEL', 'ACCESS_TOKEN_TTL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'DNS_UDP_IO', 'DNS_TRANSFER_ALLOW', 'DNS_NOTIFY', 'DNS_NSID', 'DNS_CATALOG']) {
+        for (const name of ['API_LISTEN', 'DATABASE_URL', 'COMPAT', 'LOG_LEVEL', 'ACCESS_TOKEN_TTL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'DNS_UDP_IO', 'DNS_TRANSFER_ALLOW', 'DNS_NOTIFY', 'DNS_NSID', 'DNS_CATALOG', 'DNS_RRL', 'DNS_RRL_SLIP']) {
           assert.match(e.message, new RegExp(`EDGEPLANE_${name} \\(--`), name);
         }
         return true;

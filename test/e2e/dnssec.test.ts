@@ -4,7 +4,6 @@
 // and ldns-walk.
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import dgram from 'node:dgram';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +12,7 @@ import type { Answer } from 'dns-packet';
 import { engines } from '../support/engines.ts';
 import { ask, buildQuery, decode, udpExchange } from '../support/dns-client.ts';
 import { bearer, call, login } from '../support/http.ts';
+import { freePort } from '../support/knot.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 
 const run = promisify(execFile);
@@ -51,16 +51,6 @@ function first(answers: Answer[] | undefined, type: string): unknown {
   const found = (answers ?? []).find((a) => a.type === type);
   assert.ok(found, `no ${type} record`);
   return found;
-}
-
-function freeUdpPort(): Promise<number> {
-  const socket = dgram.createSocket('udp4');
-  return new Promise((resolve) => {
-    socket.bind(0, '127.0.0.1', () => {
-      const { port } = socket.address();
-      socket.close(() => resolve(port));
-    });
-  });
 }
 
 for (const engine of engines()) {
@@ -276,42 +266,53 @@ for (const engine of engines()) {
     });
 
     test('a validating resolver (Unbound) resolves every name of the zone securely', async () => {
-      const port = await freeUdpPort();
-      const dir = fs.mkdtempSync(path.join(service.dataDir, 'unbound-'));
-      const config = path.join(dir, 'unbound.conf');
-      fs.writeFileSync(config, [
-        'server:',
-        '  interface: 127.0.0.1',
-        `  port: ${String(port)}`,
-        '  do-daemonize: no',
-        '  chroot: ""',
-        '  username: ""',
-        `  directory: "${dir}"`,
-        `  pidfile: "${dir}/unbound.pid"`,
-        '  use-syslog: no',
-        '  do-ip6: no',
-        '  do-not-query-localhost: no',
-        '  module-config: "validator iterator"',
-        // Unbound answers the special-use .test names itself unless told not to (RFC 6761).
-        '  local-zone: "test." nodefault',
-        `  trust-anchor: "${key.ds}"`,
-        'stub-zone:',
-        '  name: "signed.test"',
-        `  stub-addr: 127.0.0.1@${String(service.dnsPort)}`,
-        'remote-control:',
-        '  control-enable: no',
-        '',
-      ].join('\n'));
-      const unbound = spawn('unbound', ['-d', '-c', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-      let log = '';
-      unbound.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+      // Unbound binds UDP and TCP on a port chosen free a moment before; another test may take it
+      // first, and then Unbound exits at once: try another.
+      const startUnbound = (port: number) => {
+        const dir = fs.mkdtempSync(path.join(service.dataDir, 'unbound-'));
+        const config = path.join(dir, 'unbound.conf');
+        fs.writeFileSync(config, [
+          'server:',
+          '  interface: 127.0.0.1',
+          `  port: ${String(port)}`,
+          '  do-daemonize: no',
+          '  chroot: ""',
+          '  username: ""',
+          `  directory: "${dir}"`,
+          `  pidfile: "${dir}/unbound.pid"`,
+          '  use-syslog: no',
+          '  do-ip6: no',
+          '  do-not-query-localhost: no',
+          '  module-config: "validator iterator"',
+          // Unbound answers the special-use .test names itself unless told not to (RFC 6761).
+          '  local-zone: "test." nodefault',
+          `  trust-anchor: "${key.ds}"`,
+          'stub-zone:',
+          '  name: "signed.test"',
+          `  stub-addr: 127.0.0.1@${String(service.dnsPort)}`,
+          'remote-control:',
+          '  control-enable: no',
+          '',
+        ].join('\n'));
+        const child = spawn('unbound', ['-d', '-c', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+        const started = { child, port, log: '' };
+        child.stderr.on('data', (chunk: Buffer) => (started.log += chunk.toString()));
+        return started;
+      };
+      let unbound = startUnbound(await freePort());
+      for (let attempt = 0; attempt < 5; attempt++) {
+        await new Promise((r) => setTimeout(r, 300));
+        if (unbound.child.exitCode === null || !unbound.log.includes('could not open ports')) break;
+        unbound = startUnbound(await freePort());
+      }
+      const { port } = unbound;
       try {
         const resolve = async (name: string, type: string) => {
           for (let attempt = 0; ; attempt++) {
             try {
               return (await ask(port, name, type, { recursionDesired: true, dnssecOk: true })).packet;
             } catch (e) {
-              if (attempt > 50) throw new Error(`unbound does not answer: ${log}`, { cause: e });
+              if (attempt > 50 || unbound.child.exitCode !== null) throw new Error(`unbound does not answer: ${unbound.log}`, { cause: e });
               await new Promise((r) => setTimeout(r, 100));
             }
           }
@@ -333,7 +334,7 @@ for (const engine of engines()) {
         assert.equal(insecure.rcode, 'NOERROR');
         assert.equal(insecure.flag_ad, false);
       } finally {
-        unbound.kill();
+        unbound.child.kill();
       }
     });
 

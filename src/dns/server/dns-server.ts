@@ -14,6 +14,7 @@ import { respond, type Responder } from './respond.ts';
 import { ResponseCache } from './response-cache.ts';
 import { ServedZones } from './served-zones.ts';
 import { listenTcp, type TcpHandler, type TcpListener } from './tcp.ts';
+import { ResponseRateLimit, truncated } from './rate-limit.ts';
 import { notAuthorized, transferAllowed, transferMessages, transferQuery } from './transfer.ts';
 import { appendTsig, errorRecord, parseTsigKey, signReplies, verifyRequest } from './tsig.ts';
 import { parseNetwork } from '../../net/networks.ts';
@@ -58,6 +59,8 @@ export interface DnsServerOptions {
   nsid: string | undefined;
   /** The catalog zone's name (EDGEPLANE_DNS_CATALOG, catalog.ts); undefined: none. */
   catalog: string | undefined;
+  /** Response rate limiting over UDP (rate-limit.ts): answers a second, 0 for none, and the slip. */
+  rrl: { perSecond: number; slip: number };
   /** Called after each zone change this server applied (from the API of this process or the store). */
   onZoneChange?: (change: ZoneChange, served: boolean) => void;
 }
@@ -102,7 +105,16 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     metrics.answered(transport, reply, started);
     return reply;
   };
-  const handler = serve('udp');
+  const answerUdp = serve('udp');
+  const limit = options.rrl.perSecond > 0 ? new ResponseRateLimit(options.rrl.perSecond, options.rrl.slip) : undefined;
+  const handler: Handler = (message, source) => {
+    const reply = answerUdp(message, source);
+    if (limit === undefined || reply === undefined) return reply;
+    const verdict = limit.verdict(source, reply);
+    if (verdict === 'sent') return reply;
+    metrics.rateLimited(verdict);
+    return verdict === 'slipped' ? truncated(reply) : undefined;
+  };
   const transfers = options.transferAllow.map(parseNetwork);
   const keys = options.tsigKeys.map(parseTsigKey);
   const answerTcp = serve('tcp');

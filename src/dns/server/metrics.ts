@@ -32,6 +32,8 @@ export interface DnsMetrics {
   /** `started`: what `start` returned for this query. */
   answered(transport: TransportName, reply: Buffer | undefined, started: number): void;
   cache(hit: boolean): void;
+  /** A UDP reply over the rate limit (rate-limit.ts), sent truncated or dropped. */
+  rateLimited(action: 'slipped' | 'dropped'): void;
 }
 
 /** The QTYPE of the question in a reply: after the 12-octet header and the (uncompressed) QNAME. */
@@ -83,6 +85,12 @@ export function dnsMetrics(registry: Registry): DnsMetrics {
       if (lookups.miss > 0) this.inc({ result: 'miss' }, lookups.miss);
     },
   });
+  const limited = new Counter({
+    name: 'edgeplane_dns_rate_limited_total',
+    help: 'UDP replies over the response rate limit, by what became of them (slipped: sent truncated; dropped)',
+    labelNames: ['action'] as const,
+    registers: [registry],
+  });
   const timers = { udp: latency.labels('udp'), tcp: latency.labels('tcp') };
   const untilTimed = { udp: 1, tcp: 1 };
   return {
@@ -106,5 +114,6 @@ export function dnsMetrics(registry: Registry): DnsMetrics {
       if (hit) lookups.hit++;
       else lookups.miss++;
     },
+    rateLimited: (action) => limited.inc({ action }),
   };
 }

@@ -24,6 +24,7 @@ export interface WorkerData {
   tsigKeys: readonly string[];
   nsid: string | undefined;
   catalog: string | undefined;
+  rrl: { perSecond: number; slip: number };
 }
 
 export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'health'; report: HealthReport } | { kind: 'metrics' } | { kind: 'stop' };
@@ -60,6 +61,7 @@ try {
     tsigKeys: data.tsigKeys,
     nsid: data.nsid,
     catalog: data.catalog,
+    rrl: data.rrl,
   });
   const handle = async (message: WorkerRequest): Promise<Partial<FromWorker>> => {
     switch (message.kind) {

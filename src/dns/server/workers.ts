@@ -119,6 +119,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     tsigKeys: options.tsigKeys,
     nsid: options.nsid,
     catalog: options.catalog,
+    rrl: options.rrl,
   };
   const onFailure = (e: unknown) => options.logger.error({ err: e }, 'DNS worker failed');
   let threads: Thread[];
