@@ -274,7 +274,7 @@ export function loadConfig(
     roles: check('roles', parseRoles, ['api', 'dns']),
     apiListen: check('apiListen', parseListen, { host: '0.0.0.0', port: 8080 }),
     dnsListen: check('dnsListen', parseListen, { host: '0.0.0.0', port: 5353 }),
-    dnsWorkers: check('dnsWorkers', parseWorkers, os.availableParallelism()),
+    dnsWorkers: check('dnsWorkers', (v) => integerIn(v, 1, 64), os.availableParallelism()),
     dnsUdpIo: check('dnsUdpIo', (v) => oneOf(v, ['auto', 'batched', 'dgram'] as const), 'auto'),
     dnsTransferAllow: check('dnsTransferAllow', parseNetworkList, []),
     dnsNotify: check('dnsNotify', parseNotifyTargets, []),
@@ -315,8 +315,13 @@ function parseListen(value: string): ListenAddress {
   return { host: match[1] ?? match[2] ?? '', port };
 }
 
+/** A comma-separated setting's entries, trimmed, empty ones dropped. */
+function listOf(value: string): string[] {
+  return value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+}
+
 function parseNetworkList(value: string): string[] {
-  return value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '').map((entry) => {
+  return listOf(value).map((entry) => {
     try {
       parseNetwork(entry);
     } catch {
@@ -332,14 +337,14 @@ function parseNsid(value: string): string {
 }
 
 function parseTsigKeys(value: string): string[] {
-  const keys = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const keys = listOf(value);
   // The message names the key, never the secret.
   for (const key of keys) parseTsigKey(key);
   return keys;
 }
 
 function parseNotifyTargets(value: string): ListenAddress[] {
-  return value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '').map((entry) => {
+  return listOf(value).map((entry) => {
     const target = parseListen(entry);
     if (isIP(target.host) === 0 || target.port === 0) throw new Error(`"${entry}" is not ip:port (an IP address and a port)`);
     return target;
@@ -398,20 +403,15 @@ function integerIn(value: string, low: number, high: number): number {
   return n;
 }
 
-function parseWorkers(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error(`expected an integer 1-64, got "${value}"`);
-  return n;
-}
 
 function parseRoles(value: string): Role[] {
-  const roles = [...new Set(value.split(',').map((r) => r.trim()).filter((r) => r !== ''))];
+  const roles = [...new Set(listOf(value))];
   if (roles.length === 0) throw new Error('expected api, dns or both');
   return roles.map((r) => oneOf(r, ['api', 'dns'] as const));
 }
 
 function parseNameservers(value: string): string[] {
-  const names = value.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const names = listOf(value);
   if (names.length === 0) throw new Error('expected at least one host name');
   return names.map((n) => canonicalName(n));
 }

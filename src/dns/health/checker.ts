@@ -105,15 +105,16 @@ export class HealthChecker {
     for (const rrset of await healthCheckedRrsets(this.#options.db)) {
       const type = recordType(rrset.type);
       if (type === undefined) continue;
+      const meta = parseJson<Record<string, unknown>>(rrset.meta);
       let check: Check | undefined;
       try {
-        check = checkOf(parseJson<Record<string, unknown>>(rrset.meta));
+        check = checkOf(meta);
       } catch (e) {
         // Stored before the API checked regexps for linear-time matching: logged, not run.
         this.#options.logger.warn({ rrset: `${rrset.name} ${rrset.type}`, err: e }, 'health check not run: its regexp cannot run in linear time');
       }
       if (check === undefined) continue;
-      const failover = JSON.stringify(parseJson<Record<string, unknown>>(rrset.meta)['failover']);
+      const failover = JSON.stringify(meta['failover']);
       for (const row of rrset.records) {
         if (row.enabled !== 1) continue;
         if (wanted.size >= (this.#options.limit ?? maxTargets)) {

@@ -42,12 +42,19 @@ export interface DnsServerOptions {
   logger: FastifyBaseLogger;
   /** The API of this process publishes its changes here; without one, the store is followed. */
   changes: ChangeFeed | undefined;
-  databaseUrl: string | undefined;
-  /** A custom GeoIP database (.mmdb); undefined: the one shipped with the service. */
-  geoipDb: string | undefined;
   metrics: Registry;
   /** Other workers bind the same address (SO_REUSEPORT). */
   shared: boolean;
+  settings: DnsSettings;
+  /** Called after each zone change this server applied (from the API of this process or the store). */
+  onZoneChange?: (change: ZoneChange, served: boolean) => void;
+}
+
+/** What every DNS thread serves with, the same in each: handed whole to the worker threads. */
+export interface DnsSettings {
+  databaseUrl: string | undefined;
+  /** A custom GeoIP database (.mmdb); undefined: the one shipped with the service. */
+  geoipDb: string | undefined;
   /** The service's secret key: opens the zones' sealed DNSSEC keys. */
   secretKey: Uint8Array;
   udpIo: UdpIo;
@@ -61,8 +68,6 @@ export interface DnsServerOptions {
   catalog: string | undefined;
   /** Response rate limiting over UDP (rate-limit.ts): answers a second, 0 for none, and the slip. */
   rrl: { perSecond: number; slip: number };
-  /** Called after each zone change this server applied (from the API of this process or the store). */
-  onZoneChange?: (change: ZoneChange, served: boolean) => void;
 }
 
 /**
@@ -71,7 +76,7 @@ export interface DnsServerOptions {
  */
 async function bindBoth(options: DnsServerOptions, handler: Handler, tcpHandler: TcpHandler, onError: (e: unknown) => void) {
   for (let attempt = 1; ; attempt++) {
-    const udp = await listenUdp(options.listen, handler, onError, options.shared, options.udpIo);
+    const udp = await listenUdp(options.listen, handler, onError, options.shared, options.settings.udpIo);
     const port = udp.port;
     try {
       return { udp, tcp: await listenTcp({ host: options.listen.host, port }, tcpHandler, onError, options.shared), port };
@@ -84,19 +89,19 @@ async function bindBoth(options: DnsServerOptions, handler: Handler, tcpHandler:
 }
 
 export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
-  const zones = new ServedZones(options.store.db, sealer(options.secretKey), { onApplied: options.onZoneChange, catalog: options.catalog });
+  const zones = new ServedZones(options.store.db, sealer(options.settings.secretKey), { onApplied: options.onZoneChange, catalog: options.settings.catalog });
   const started = Date.now();
   await zones.loadAll();
   let follower: Follower | undefined;
   const unsubscribe = options.changes
     ? options.changes.subscribe((change) => zones.apply(change))
     : () => undefined;
-  if (options.changes === undefined) follower = await followStore(options.store, options.databaseUrl, zones, options.logger);
+  if (options.changes === undefined) follower = await followStore(options.store, options.settings.databaseUrl, zones, options.logger);
   const onError = (e: unknown) => options.logger.error({ err: e }, 'DNS query failed');
   const metrics = dnsMetrics(options.metrics);
   const cache = new ResponseCache();
-  const nsid = options.nsid === undefined ? undefined : Buffer.from(options.nsid);
-  const responder: Responder = { zones, cache, geo: await openGeo({ mmdbPath: options.geoipDb }), metrics };
+  const nsid = options.settings.nsid === undefined ? undefined : Buffer.from(options.settings.nsid);
+  const responder: Responder = { zones, cache, geo: await openGeo({ mmdbPath: options.settings.geoipDb }), metrics };
   const serve = (transport: 'udp' | 'tcp') => (message: Buffer, source: string) => {
     const started = metrics.start(transport);
     const reply = respond(responder, message, { udp: transport === 'udp', source, nsid });
@@ -106,17 +111,22 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     return reply;
   };
   const answerUdp = serve('udp');
-  const limit = options.rrl.perSecond > 0 ? new ResponseRateLimit(options.rrl.perSecond, options.rrl.slip) : undefined;
-  const handler: Handler = (message, source) => {
-    const reply = answerUdp(message, source);
-    if (limit === undefined || reply === undefined) return reply;
-    const verdict = limit.verdict(source, reply);
-    if (verdict === 'sent') return reply;
-    metrics.rateLimited(verdict);
-    return verdict === 'slipped' ? truncated(reply) : undefined;
-  };
-  const transfers = options.transferAllow.map(parseNetwork);
-  const keys = options.tsigKeys.map(parseTsigKey);
+  const { perSecond, slip } = options.settings.rrl;
+  const limit = perSecond > 0 ? new ResponseRateLimit(perSecond, slip) : undefined;
+  // Without a limit (the default) UDP queries take no detour through it.
+  const handler: Handler =
+    limit === undefined
+      ? answerUdp
+      : (message, source) => {
+          const reply = answerUdp(message, source);
+          if (reply === undefined) return reply;
+          const verdict = limit.verdict(source, reply);
+          if (verdict === 'sent') return reply;
+          metrics.rateLimited(verdict);
+          return verdict === 'slipped' ? truncated(reply) : undefined;
+        };
+  const transfers = options.settings.transferAllow.map(parseNetwork);
+  const keys = options.settings.tsigKeys.map(parseTsigKey);
   const answerTcp = serve('tcp');
   // A zone transfer is several messages; everything else over TCP is one.
   const tcpHandler: TcpHandler = (message, source) => {
@@ -124,17 +134,16 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     const zone = query === undefined ? undefined : zones.get(query.name);
     if (query === undefined || zone === undefined || !transferAllowed(source, transfers)) return answerTcp(message, source);
     // The catalog's member list exists only in its transfers.
-    const catalog = zones.catalog();
-    const extra = catalog?.view === zone ? catalog.members : [];
+    const messages = () => transferMessages(zone, query, zones.transferExtras(zone));
     const log = { zone: zone.name, peer: source, serial: zone.head.serial };
     if (keys.length === 0) {
       options.logger.info(log, 'zone transfer');
-      return transferMessages(zone, query, extra);
+      return messages();
     }
     const verified = verifyRequest(message, keys);
     if (verified.ok) {
       options.logger.info({ ...log, key: verified.request.key.name }, 'zone transfer');
-      return signReplies(transferMessages(zone, query, extra), verified.request);
+      return signReplies(messages(), verified.request);
     }
     options.logger.warn({ ...log, tsig_error: verified.error ?? 'unsigned' }, 'zone transfer refused: TSIG');
     if (verified.error === undefined) return answerTcp(message, source);

@@ -7,13 +7,13 @@ import { isIPv6 } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ListenAddress } from '../../config.ts';
 import { nameLabels, wireFromLabels } from '../wire/name.ts';
+import { type as rrType } from './lookup.ts';
 import { signRequest, type TsigKey } from './tsig.ts';
 
 const tries = 3;
 const waitMs = 2000;
 const opcodeNotify = 4;
 const flagAa = 0x0400;
-const soaType = 6;
 const classIn = 1;
 
 /** A NOTIFY for `zone`: the question (zone, SOA, IN), nothing else. */
@@ -24,7 +24,7 @@ function notifyMessage(zone: string, id: number): Buffer {
   message.writeUInt16BE((opcodeNotify << 11) | flagAa, 2);
   message.writeUInt16BE(1, 4);
   name.copy(message, 12);
-  message.writeUInt16BE(soaType, 12 + name.length);
+  message.writeUInt16BE(rrType.soa, 12 + name.length);
   message.writeUInt16BE(classIn, 14 + name.length);
   return message;
 }

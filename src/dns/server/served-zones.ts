@@ -37,12 +37,11 @@ export class ServedZones {
     this.#catalogName = options.catalog;
   }
 
-  /** The catalog zone and, for a transfer of it, one record per hosted zone; undefined when none is served. */
-  catalog(): { view: ZoneView; members: WireRecord[] } | undefined {
-    const view = this.#catalog;
-    if (view === undefined) return undefined;
-    const members = [...this.#zones.values()].filter((zone) => zone !== view).map((zone) => ({ id: zone.head.id, name: zone.name }));
-    return { view, members: catalogMembers(view.name, members) };
+  /** What a transfer of `zone` adds to its view: for the catalog, one record per hosted zone (catalog.ts). */
+  transferExtras(zone: ZoneView): WireRecord[] {
+    if (zone !== this.#catalog) return [];
+    const members = [...this.#zones.values()].filter((hosted) => hosted !== zone).map((hosted) => ({ id: hosted.head.id, name: hosted.name }));
+    return catalogMembers(zone.name, members);
   }
 
   /** Rebuilds the catalog's view with the stored serial: after any change of which zones are served. */

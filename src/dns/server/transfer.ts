@@ -5,12 +5,12 @@
 // online; a secondary that serves the zone signed signs it itself).
 import ipaddr from 'ipaddr.js';
 import { inAnyNetwork, type Network } from '../../net/networks.ts';
+import { type as rrType } from './lookup.ts';
 import { parseQuery, type Query } from './query.ts';
 import { rcode, ResponseWriter, type WireRecord } from './response.ts';
 import { recordCount, recordValue, type ServedRrset } from './served-rrset.ts';
 import { rrsetsOf, type ZoneView } from './zone-view.ts';
 
-const soaType = 6;
 /** The online signer's records: not part of the zone as stored. */
 const signingTypes = new Set([46, 47, 48, 59, 60]);
 export const transferTypes = new Set([251, 252]);
@@ -41,12 +41,12 @@ function* records(name: string, rrset: ServedRrset): Generator<WireRecord> {
 
 /** The zone's records in transfer order: its SOA, everything else (`extra` too), its SOA again. */
 function* zoneRecords(zone: ZoneView, extra: readonly WireRecord[]): Generator<WireRecord> {
-  const soa = rrsetsOf(zone.node(zone.name) ?? []).find((r) => r.type === soaType);
+  const soa = rrsetsOf(zone.node(zone.name) ?? []).find((r) => r.type === rrType.soa);
   if (soa === undefined) return;
   yield* records(zone.name, soa);
   for (const [name, node] of zone.entries()) {
     for (const rrset of rrsetsOf(node)) {
-      if (rrset.type === soaType || signingTypes.has(rrset.type)) continue;
+      if (rrset.type === rrType.soa || signingTypes.has(rrset.type)) continue;
       yield* records(name, rrset);
     }
   }

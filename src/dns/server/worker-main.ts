@@ -2,29 +2,21 @@
 // shared port. The main thread forwards each change and waits for the worker to acknowledge it.
 import { parentPort, workerData } from 'node:worker_threads';
 import { Registry } from 'prom-client';
-import type { LogLevel, UdpIo } from '../../config.ts';
+import type { LogLevel } from '../../config.ts';
 import { ChangeFeed, type ZoneChange } from '../../events/change-feed.ts';
 import type { HealthReport } from '../health/checker.ts';
 import { createLogger } from '../../logger.ts';
 import { openStore } from '../../store/database.ts';
-import { startDnsServer } from './dns-server.ts';
+import { startDnsServer, type DnsSettings } from './dns-server.ts';
 
 export interface WorkerData {
   dataDir: string;
-  databaseUrl: string | undefined;
   host: string;
   port: number;
-  geoipDb: string | undefined;
   logLevel: LogLevel;
   /** No API in this process: follow the store instead of the main thread's changes. */
   follow: boolean;
-  secretKey: Uint8Array;
-  udpIo: UdpIo;
-  transferAllow: readonly string[];
-  tsigKeys: readonly string[];
-  nsid: string | undefined;
-  catalog: string | undefined;
-  rrl: { perSecond: number; slip: number };
+  settings: DnsSettings;
 }
 
 export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'health'; report: HealthReport } | { kind: 'metrics' } | { kind: 'stop' };
@@ -40,7 +32,7 @@ const data = workerData as WorkerData;
 const port = parentPort;
 if (port === null) throw new Error('worker-main runs only as a worker thread');
 const logger = createLogger(data.logLevel);
-const store = openStore({ dataDir: data.dataDir, databaseUrl: data.databaseUrl });
+const store = openStore({ dataDir: data.dataDir, databaseUrl: data.settings.databaseUrl });
 const changes = data.follow ? undefined : new ChangeFeed();
 // Process-wide metrics (memory, CPU) are the main thread's; a worker counts only its queries.
 const registry = new Registry();
@@ -51,17 +43,9 @@ try {
     listen: { host: data.host, port: data.port },
     logger,
     changes,
-    databaseUrl: data.databaseUrl,
-    geoipDb: data.geoipDb,
     metrics: registry,
     shared: true,
-    secretKey: data.secretKey,
-    udpIo: data.udpIo,
-    transferAllow: data.transferAllow,
-    tsigKeys: data.tsigKeys,
-    nsid: data.nsid,
-    catalog: data.catalog,
-    rrl: data.rrl,
+    settings: data.settings,
   });
   const handle = async (message: WorkerRequest): Promise<Partial<FromWorker>> => {
     switch (message.kind) {

@@ -73,7 +73,7 @@ function spawn(data: WorkerData, onFailure: (e: unknown) => void): Promise<Threa
 export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   const shared = options.workers > 1;
   const unavailable = udpBatchUnavailable();
-  if (options.udpIo === 'auto' && unavailable !== undefined) options.logger.warn(`DNS uses Node dgram for UDP: ${unavailable}`);
+  if (options.settings.udpIo === 'auto' && unavailable !== undefined) options.logger.warn(`DNS uses Node dgram for UDP: ${unavailable}`);
   // One checker per process: its verdicts go to every thread. It starts once all threads serve, and
   // re-reads the checks after every zone change this thread applies, however it heard of it.
   const checker = new HealthChecker({
@@ -93,11 +93,11 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   // Secondaries are told of a change once every thread serves it: their transfer may reach any.
   // With the API in this process that is known (below); a DNS-only process goes by this thread,
   // its workers following the store on their own.
-  const notifyKey = options.tsigKeys[0] === undefined ? undefined : parseTsigKey(options.tsigKeys[0]);
+  const notifyKey = options.settings.tsigKeys[0] === undefined ? undefined : parseTsigKey(options.settings.tsigKeys[0]);
   // The zone itself, and the catalog when the set of zones may have changed (a zone-wide change).
   const notifyOf = (change: ZoneChange, served: boolean) => {
     if (served && !change.deleted) notifySecondaries(change.zone, options.notify, notifyKey, options.logger);
-    if (options.catalog !== undefined && change.names === undefined) notifySecondaries(options.catalog, options.notify, notifyKey, options.logger);
+    if (options.settings.catalog !== undefined && change.names === undefined) notifySecondaries(options.settings.catalog, options.notify, notifyKey, options.logger);
   };
   const onZoneChange = (change: ZoneChange, served: boolean) => {
     refreshChecks();
@@ -107,19 +107,11 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   const port = local.address.port;
   const data: WorkerData = {
     dataDir: options.dataDir,
-    databaseUrl: options.databaseUrl,
     host: options.listen.host,
     port,
-    geoipDb: options.geoipDb,
     logLevel: options.logLevel,
     follow: options.changes === undefined,
-    secretKey: options.secretKey,
-    udpIo: options.udpIo,
-    transferAllow: options.transferAllow,
-    tsigKeys: options.tsigKeys,
-    nsid: options.nsid,
-    catalog: options.catalog,
-    rrl: options.rrl,
+    settings: options.settings,
   };
   const onFailure = (e: unknown) => options.logger.error({ err: e }, 'DNS worker failed');
   let threads: Thread[];
