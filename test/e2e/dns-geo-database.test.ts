@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ask } from '../support/dns-client.ts';
+import { addressesIn, ask } from '../support/dns-client.ts';
 import { bearer, call, login } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 import { writeMmdb } from '../geo/mmdb-writer.ts';
@@ -56,8 +56,7 @@ describe('a city GeoIP database of the operator', () => {
   });
 
   const from = async (name: string, subnet: string) => {
-    const { packet } = await ask(service.dnsPort, name, 'A', { subnet: { address: subnet, prefix: 24 } });
-    return (packet.answers ?? []).map((a) => (a.type === 'A' ? a.data : ''));
+    return addressesIn((await ask(service.dnsPort, name, 'A', { subnet: { address: subnet, prefix: 24 } })).packet);
   };
 
   test('region selects by ISO 3166-2 code or subdivision name; elsewhere the default answers', async () => {

@@ -7,7 +7,7 @@ import dgram from 'node:dgram';
 import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { ask } from '../support/dns-client.ts';
+import { addressesIn, ask } from '../support/dns-client.ts';
 import { bearer, call, login } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 
@@ -26,8 +26,7 @@ const hasPing = (() => {
 
 /** The addresses answered for `name`, as a sorted list (several queries, from fresh source ports). */
 async function answers(service: Service, name: string): Promise<string[]> {
-  const { packet } = await ask(service.dnsPort, name, 'A');
-  return (packet.answers ?? []).map((a) => (a.type === 'A' ? a.data : '')).sort();
+  return addressesIn((await ask(service.dnsPort, name, 'A')).packet);
 }
 
 /** Polls until 8 queries in a row, from fresh source ports (so both DNS threads), answer `expected`. */

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { ask } from '../support/dns-client.ts';
+import { addressesIn, ask } from '../support/dns-client.ts';
 import { engines } from '../support/engines.ts';
 import { bearer, call, login } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
@@ -13,8 +13,7 @@ import { adminEmail, adminPassword, startService, type Service } from '../suppor
 async function until(port: number, name: string, expected: string[], ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const { packet } = await ask(port, name, 'A');
-    const seen = (packet.answers ?? []).map((a) => (a.type === 'A' ? a.data : '')).sort();
+    const seen = addressesIn((await ask(port, name, 'A')).packet);
     if (JSON.stringify(seen) === JSON.stringify(expected)) return;
     if (Date.now() > deadline) assert.deepEqual(seen, expected, `${name} at the DNS node`);
     await new Promise((resolve) => setTimeout(resolve, 100));

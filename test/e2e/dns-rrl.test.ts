@@ -2,9 +2,8 @@
 // from one client network gets the allowed answers, then every second reply truncated and the rest
 // dropped; random missing names share one budget; another network has its own; TCP is never limited.
 import assert from 'node:assert/strict';
-import dgram from 'node:dgram';
 import { after, before, describe, test } from 'node:test';
-import { buildQuery, decode, tcpExchange } from '../support/dns-client.ts';
+import { buildQuery, decode, tcpExchange, udpBurst } from '../support/dns-client.ts';
 import { bearer, call, login } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 
@@ -15,17 +14,9 @@ interface Tally {
 
 /** Sends every message from one socket at once; counts full and truncated replies within 1 s. */
 async function burst(port: number, messages: Buffer[], family: 4 | 6 = 4): Promise<Tally> {
-  const socket = dgram.createSocket({ type: family === 6 ? 'udp6' : 'udp4', recvBufferSize: 1 << 20 });
-  const tally = { answered: 0, truncated: 0 };
-  socket.on('message', (reply) => {
-    if ((decode(reply).flags ?? 0) & 0x200) tally.truncated++;
-    else tally.answered++;
-  });
-  await new Promise<void>((resolve) => socket.bind(0, family === 6 ? '::1' : '127.0.0.1', resolve));
-  for (const message of messages) socket.send(message, port, family === 6 ? '::1' : '127.0.0.1');
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  socket.close();
-  return tally;
+  const replies = await udpBurst(port, messages, { family, timeoutMs: 1000 });
+  const truncated = replies.filter((reply) => ((decode(reply).flags ?? 0) & 0x200) !== 0).length;
+  return { answered: replies.length - truncated, truncated };
 }
 
 const perSecond = 5;

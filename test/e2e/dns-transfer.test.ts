@@ -2,10 +2,9 @@
 // of every change and follows it; kdig reads the transfer itself. Only listed addresses may transfer.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import net from 'node:net';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import { ask, buildQuery, decode, udpExchange } from '../support/dns-client.ts';
+import { addressesIn, ask, buildQuery, decode, tcpExchange, udpExchange } from '../support/dns-client.ts';
 import { bearer, call, login } from '../support/http.ts';
 import { freePort, onPath, startKnotCatalogConsumer, startKnotSecondary, type Knot } from '../support/knot.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
@@ -14,29 +13,13 @@ const run = promisify(execFile);
 const knotMissing = onPath('knotd') === undefined || onPath('kdig') === undefined ? 'knotd and kdig are not installed (Debian: knot, knot-dnsutils)' : false;
 
 /** One TCP query from `localAddress`; the first reply message. */
-function tcpFrom(localAddress: string, port: number, message: Buffer): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: '127.0.0.1', port, localAddress });
-    let data = Buffer.alloc(0);
-    socket.on('error', reject);
-    socket.on('data', (chunk: Buffer) => {
-      data = Buffer.concat([data, chunk]);
-      if (data.length >= 2 && data.length >= 2 + data.readUInt16BE(0)) {
-        socket.destroy();
-        resolve(data.subarray(2, 2 + data.readUInt16BE(0)));
-      }
-    });
-    const framed = Buffer.alloc(2 + message.length);
-    framed.writeUInt16BE(message.length, 0);
-    message.copy(framed, 2);
-    socket.write(framed);
-  });
+async function tcpFrom(localAddress: string, port: number, message: Buffer): Promise<Buffer> {
+  return (await tcpExchange(port, [message], { localAddress }))[0] ?? Buffer.alloc(0);
 }
 
 /** The addresses `port` answers for `name` (A), sorted. */
 async function addresses(port: number, name: string): Promise<string[]> {
-  const { packet } = await ask(port, name, 'A');
-  return (packet.answers ?? []).map((a) => (a.type === 'A' ? a.data : '')).sort();
+  return addressesIn((await ask(port, name, 'A')).packet);
 }
 
 describe('zone transfers and NOTIFY', { skip: knotMissing }, () => {

@@ -5,32 +5,17 @@
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { after, before, describe, test } from 'node:test';
-import { buildQuery, decode, udpExchange } from '../support/dns-client.ts';
+import { addressesIn, buildQuery, decode, udpBurst, udpExchange } from '../support/dns-client.ts';
 import { bearer, call, login } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 
 /** Sends every message from one socket without waiting and collects the replies by ID. */
-async function burst(family: 4 | 6, port: number, messages: Buffer[], timeoutMs = 3000): Promise<Map<number, Buffer>> {
-  // A megabyte of receive buffer: the replies may all arrive before this process reads one.
-  const socket = dgram.createSocket({ type: family === 6 ? 'udp6' : 'udp4', recvBufferSize: 1 << 20 });
-  const replies = new Map<number, Buffer>();
-  await new Promise<void>((resolve) => socket.bind(0, family === 6 ? '::1' : '127.0.0.1', resolve));
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      socket.close();
-      resolve(replies);
-    };
-    const timer = setTimeout(done, timeoutMs);
-    socket.on('message', (reply) => {
-      replies.set(reply.readUInt16BE(0), reply);
-      if (replies.size === messages.length) done();
-    });
-    for (const message of messages) socket.send(message, port, family === 6 ? '::1' : '127.0.0.1');
-  });
+async function burst(family: 4 | 6, port: number, messages: Buffer[], timeoutMs?: number): Promise<Map<number, Buffer>> {
+  const replies = await udpBurst(port, messages, { family, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+  return new Map(replies.map((reply) => [reply.readUInt16BE(0), reply]));
 }
 
-const addresses = (reply: Buffer) => (decode(reply).answers ?? []).map((a) => (a.type === 'A' ? a.data : '')).sort();
+const addresses = (reply: Buffer) => addressesIn(decode(reply));
 
 for (const io of ['batched', 'dgram'] as const) {
   // Batched UDP exists on Linux only; elsewhere the batched half has nothing to run.

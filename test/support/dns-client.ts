@@ -53,10 +53,13 @@ export function udpExchange(port: number, message: Buffer, timeoutMs = 2000, hos
   });
 }
 
-/** Sends several framed messages on one connection (optionally in pieces) and reads as many answers. */
-export function tcpExchange(port: number, messages: Buffer[], options: { split?: boolean } = {}): Promise<Buffer[]> {
+/**
+ * Sends several framed messages on one connection (optionally in pieces, optionally from a given
+ * local address) and reads as many answers.
+ */
+export function tcpExchange(port: number, messages: Buffer[], options: { split?: boolean; localAddress?: string } = {}): Promise<Buffer[]> {
   return new Promise<Buffer[]>((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = net.connect({ port, host: '127.0.0.1', ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }) });
     const answers: Buffer[] = [];
     let pending = Buffer.alloc(0);
     const timer = setTimeout(() => {
@@ -94,6 +97,36 @@ export function tcpExchange(port: number, messages: Buffer[], options: { split?:
       step();
     });
   });
+}
+
+/**
+ * Sends every message at once from one socket (IPv4 or IPv6 loopback) and collects the replies until
+ * one came for each message or `timeoutMs` passed.
+ */
+export async function udpBurst(port: number, messages: Buffer[], options: { family?: 4 | 6; timeoutMs?: number } = {}): Promise<Buffer[]> {
+  const host = options.family === 6 ? '::1' : '127.0.0.1';
+  // A megabyte of receive buffer: the replies may all arrive before this process reads one.
+  const socket = dgram.createSocket({ type: options.family === 6 ? 'udp6' : 'udp4', recvBufferSize: 1 << 20 });
+  const replies: Buffer[] = [];
+  await new Promise<void>((resolve) => socket.bind(0, host, resolve));
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      socket.close();
+      resolve(replies);
+    };
+    const timer = setTimeout(done, options.timeoutMs ?? 3000);
+    socket.on('message', (reply) => {
+      replies.push(reply);
+      if (replies.length === messages.length) done();
+    });
+    for (const message of messages) socket.send(message, port, host);
+  });
+}
+
+/** The addresses of the A records in an answer, sorted. */
+export function addressesIn(reply: Reply): string[] {
+  return (reply.answers ?? []).map((a) => (a.type === 'A' ? a.data : '')).sort();
 }
 
 /** dns-packet's decoded message, with the RCODE it decodes but does not declare. */
