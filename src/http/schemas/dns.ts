@@ -21,14 +21,19 @@ export const ZoneBody = Type.Object({
 });
 
 const Picker = Type.Object({
-  type: Type.String({ description: 'geodns, asn, country, continent, region, ip, default, geodistance, weighted_shuffle, first_n, healthcheck' }),
+  type: Type.String({ description: 'geodns, asn, country, continent, region, ip, default, geodistance, weighted_shuffle, first_n, healthcheck (or is_healthy: drops records whose meta.failover check fails)' }),
   limit: Type.Optional(Type.Integer()),
   strict: Type.Optional(Type.Boolean()),
 });
 
 export const RrsetBody = Type.Object({
   ttl: Type.Optional(Type.Integer()),
-  meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  meta: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        'Kept verbatim. failover: {protocol HTTP|TCP|UDP|ICMP, port, frequency 10-3600, timeout 1-10, method, url, host, tls, http_status_code, regexp (linear-time)}: the health check of the A/AAAA records (docs/dns-server.md)',
+    }),
+  ),
   pickers: Type.Optional(Type.Array(Picker)),
   filters: Type.Optional(Type.Array(Picker, { description: 'Alias of pickers; pickers wins' })),
   resource_records: Type.Array(
