@@ -11,6 +11,7 @@ import { generatePassword } from './accounts/passwords.ts';
 import type { Config } from './config.ts';
 import { sealer } from './crypto/sealed.ts';
 import type { DnsContext } from './dns/context.ts';
+import { reportOwnershipConflicts } from './dns/ownership-report.ts';
 import { ChangeFeed, type ResourceChange } from './events/change-feed.ts';
 import type { SecurityContext } from './security/context.ts';
 import { startWebhookDelivery } from './events/webhook-delivery.ts';
@@ -31,6 +32,7 @@ type Stop = () => Promise<void>;
 async function startApi(config: Config, store: Store, logger: Logger, shared: { changes: ChangeFeed; metrics: Metrics; secretKey: Uint8Array }, stops: Stop[]): Promise<string> {
   const { changes, metrics } = shared;
   await bootstrap(config, store);
+  await reportOwnershipConflicts(store.db, logger, config.zoneAllowReserved);
   const key = loadOrCreateKey(config.dataDir, 'jwt-signing.key', config.jwtSecret);
   const delivery = startWebhookDelivery({ db: store.db, logger, allowPrivate: config.webhookAllowPrivate });
   stops.push(() => delivery.stop());

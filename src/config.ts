@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { canonicalName } from './dns/names.ts';
+import { reservedNameProblem } from './dns/reserved-names.ts';
 import { parseNetwork } from './net/networks.ts';
 import { parseTsigKey } from './dns/server/tsig.ts';
 
@@ -60,6 +61,8 @@ export interface Config {
   secretKey: string | undefined;
   /** The service's own name servers: apex NS of new zones, SOA primary by default. */
   nameservers: string[];
+  /** Reserved names (public suffixes, single labels, special-use) that may still be created as zones. */
+  zoneAllowReserved: string[];
   webhookAllowPrivate: boolean;
   healthcheckAllowPrivate: boolean;
   /** A GeoIP .mmdb replacing the shipped country data; undefined: the shipped data. */
@@ -208,6 +211,11 @@ export const settings = {
     description: 'Comma-separated host names of this service\'s name servers (apex NS of new zones)',
     default: 'ns1.edgeplane.invalid,ns2.edgeplane.invalid',
   },
+  zoneAllowReserved: {
+    env: 'EDGEPLANE_ZONE_ALLOW_RESERVED',
+    flag: 'zone-allow-reserved',
+    description: 'Comma-separated names that may be created as zones although they are public suffixes, single labels or special-use names (a registry-style deployment); such a zone owns only its apex: other accounts may hold zones below it. Unset: none',
+  },
   webhookAllowPrivate: {
     env: 'EDGEPLANE_WEBHOOK_ALLOW_PRIVATE',
     flag: 'webhook-allow-private',
@@ -294,6 +302,7 @@ export function loadConfig(
     jwtSecret: check('jwtSecret', parseSecret, undefined),
     secretKey: check('secretKey', parseSecret, undefined),
     nameservers: check('nameservers', parseNameservers, []),
+    zoneAllowReserved: check('zoneAllowReserved', parseReservedNames, []),
     webhookAllowPrivate: check('webhookAllowPrivate', parseFlag, false),
     healthcheckAllowPrivate: check('healthcheckAllowPrivate', parseFlag, false),
     geoipDb: check('geoipDb', parseReadableFile, undefined),
@@ -414,6 +423,15 @@ function parseNameservers(value: string): string[] {
   const names = listOf(value);
   if (names.length === 0) throw new Error('expected at least one host name');
   return names.map((n) => canonicalName(n));
+}
+
+function parseReservedNames(value: string): string[] {
+  return listOf(value).map((entry) => {
+    const name = canonicalName(entry);
+    // A name that is not reserved needs no exception: most likely a typo of the one meant.
+    if (reservedNameProblem(name) === undefined) throw new Error(`"${entry}" is not a public suffix, single label or special-use name: it needs no exception`);
+    return name;
+  });
 }
 
 function parseFlag(value: string): boolean {

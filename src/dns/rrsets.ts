@@ -3,14 +3,14 @@
 // apex, DS only at delegation points, the apex NS kept.
 import type { Principal } from '../accounts/principal.ts';
 import { conflict, invalid } from '../errors.ts';
-import { deleteRrset as deleteRrsetRow, findRrset, rrsetsAtName, listRrsets as listRrsetRows, withRecords, upsertRrset, type RrsetOrder, type RrsetWithRecords } from '../store/rrsets.ts';
+import { deleteRrset as deleteRrsetRow, findRrset, rrsetsAtName, listRrsets as listRrsetRows, withRecords, upsertRrset, type RrsetOrder } from '../store/rrsets.ts';
 import { callerZone, recordNotFound } from './access.ts';
 import { commitZoneChange } from './commit.ts';
 import { checkNeighbours, type Target } from './neighbours.ts';
 import type { DnsContext } from './context.ts';
 import { NameError, ownerName } from './names.ts';
 import { recordType } from './rrtypes/index.ts';
-import { validateRrsetBody, type RrsetWarning, type ValidRrset } from './rrset-input.ts';
+import { validateRrsetBody, type ValidRrset } from './rrset-input.ts';
 import { rrsetView } from './views.ts';
 
 
@@ -27,10 +27,6 @@ async function target(ctx: DnsContext, caller: Principal, zonePath: string, name
     if (e instanceof NameError) throw invalid(`invalid RRset name: ${e.message}`, { name: e.message });
     throw e;
   }
-}
-
-function rrsetResponse(ctx: DnsContext, rrset: RrsetWithRecords, warnings: RrsetWarning[]) {
-  return { ...rrsetView(rrset, ctx.config.compat), ...(warnings.length > 0 ? { warnings } : {}) };
 }
 
 function stored(valid: ValidRrset, t: Target) {
@@ -78,7 +74,7 @@ export async function writeRrset(
     const view = rrsetView(rrset, ctx.config.compat);
     return { result: rrset, changedNames: [t.name], rrsetChanges: { created: created ? [view] : [], updated: created ? [] : [view], deleted: [] } };
   });
-  return rrsetResponse(ctx, result, valid.warnings);
+  return rrsetView(result, ctx.config.compat, valid.warnings);
 }
 
 export async function deleteRrset(ctx: DnsContext, caller: Principal, zonePath: string, namePath: string, typePath: string): Promise<void> {

@@ -5,6 +5,7 @@ import type { Compat } from '../config.ts';
 import type { RrsetWithRecords } from '../store/rrsets.ts';
 import type { ZoneRow } from '../store/zones.ts';
 import type { Picker } from './pickers/validate.ts';
+import type { RrsetWarning } from './rrset-input.ts';
 import type { RrsetsAmount } from './rrset-counts.ts';
 import type { ContentValue } from './rrtypes/record-type.ts';
 
@@ -21,13 +22,22 @@ function updatedAt(iso: string, compat: Compat): unknown {
   return compat === 'gcore' ? rawJSON(`${Date.parse(iso)}000000`) : iso;
 }
 
-export function rrsetView(rrset: RrsetWithRecords, compat: Compat) {
+/** No filter set: the provider's shared filter sets are not offered, and their ids start at 1. */
+const noFilterSet = 0;
+
+/**
+ * The contract's RRset result, every field always present (docs/api/dns.md#rrsets): `warnings` are
+ * the caveats of the write that produced it (`[]` on reads), `warning` the same messages as one
+ * string (`""` when none), kept for the clients that read the provider's older field.
+ */
+export function rrsetView(rrset: RrsetWithRecords, compat: Compat, warnings: RrsetWarning[] = []) {
   const pickers = rrset.pickers === null ? null : parseJson<Picker[]>(rrset.pickers);
   return {
     name: rrset.name,
     type: rrset.type,
     ttl: rrset.ttl,
     updated_at: updatedAt(rrset.updated_at, compat),
+    filter_set_id: noFilterSet,
     meta: parseJson<Record<string, unknown>>(rrset.meta),
     ...(compat === 'gcore' ? { pickers, filters: pickers } : { pickers: pickers ?? [] }),
     resource_records: rrset.records.map((r) => ({
@@ -36,6 +46,8 @@ export function rrsetView(rrset: RrsetWithRecords, compat: Compat) {
       enabled: r.enabled === 1,
       meta: parseJson<Record<string, unknown>>(r.meta),
     })),
+    warning: warnings.map((w) => w.message).join('; '),
+    warnings,
   };
 }
 

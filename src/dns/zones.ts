@@ -1,7 +1,7 @@
 // Zone use cases: create (with the service's apex NS), read, update SOA values and meta, list,
 // enable/disable, delete.
 import type { Principal } from '../accounts/principal.ts';
-import { conflict } from '../errors.ts';
+import { ApiError, conflict } from '../errors.ts';
 import { notifyOtherNodes, type ZoneChange } from '../events/change-feed.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { upsertRrset, zoneRrsets } from '../store/rrsets.ts';
@@ -9,6 +9,8 @@ import { deleteZone as deleteZoneRow, insertZone, listZones as listZoneRows, typ
 import { callerZone } from './access.ts';
 import { commitZoneChange } from './commit.ts';
 import type { DnsContext } from './context.ts';
+import { lockNameOwnership, nestingConflict } from './name-ownership.ts';
+import { reservedNameProblem } from './reserved-names.ts';
 import { rrsetCounts } from './rrset-counts.ts';
 import { initialSerial, soaDefaults } from './soa.ts';
 import { validateZoneBody, zoneName, type ZoneBody, type ZoneValues } from './zone-input.ts';
@@ -22,12 +24,25 @@ function storedFields(values: ZoneValues) {
   return { ...rest, ...(enabled === undefined ? {} : { enabled: enabled ? 1 : 0 }) };
 }
 
+/** 400 for a name that is not a zone here, unless the operator allowed it (EDGEPLANE_ZONE_ALLOW_RESERVED). */
+function checkNotReserved(ctx: DnsContext, name: string): void {
+  const problem = reservedNameProblem(name);
+  if (problem === undefined || ctx.config.zoneAllowReserved.includes(name)) return;
+  throw new ApiError(400, 'reserved_name', `${name} cannot be a zone: ${problem}`, { fields: { name: problem } });
+}
+
 export async function createZone(ctx: DnsContext, caller: Principal, body: ZoneBody): Promise<{ id: number; warnings: string[] }> {
   const name = zoneName(body.name);
+  checkNotReserved(ctx, name);
   const values = validateZoneBody(body);
   const now = new Date().toISOString();
   try {
     const zone = await ctx.store.db.transaction().execute(async (tx) => {
+      await lockNameOwnership(tx, ctx.store.engine);
+      const nesting = await nestingConflict(tx, caller.accountId, name);
+      if (nesting !== undefined) {
+        throw new ApiError(409, 'owned_by_another_account', `${name} is ${nesting.relation} ${nesting.zone}, a zone of another account: a name has one owner`);
+      }
       const row = await insertZone(tx, {
         account_id: caller.accountId,
         name,

@@ -10,6 +10,7 @@ import { bodyLimit, registerJsonBody } from './json-body.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
 import { ErrorBody } from './schemas/common.ts';
+import { RrsetResult } from './schemas/dns.ts';
 import { sharedIamSchemas } from './schemas/iam.ts';
 import { healthRoutes } from './routes/health.ts';
 import { accountRoutes } from './routes/iam/accounts.ts';
@@ -50,6 +51,7 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
   });
   app.addSchema(ErrorBody);
   for (const schema of sharedIamSchemas) app.addSchema(schema);
+  app.addSchema(RrsetResult);
 
   await registerOpenApi(app, version);
   registerMetrics(app, ctx.metrics);

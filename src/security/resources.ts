@@ -18,6 +18,7 @@ import {
 } from '../store/resources.ts';
 import { validateCertificate } from './certificate.ts';
 import type { SecurityContext } from './context.ts';
+import { claimHosts, hostClaims, releasedHosts } from './host-ownership.ts';
 import { validateResource, type ResourceInput } from './resource-input.ts';
 import { resourceView } from './views.ts';
 
@@ -64,14 +65,16 @@ function lists(input: ResourceInput) {
 }
 
 async function view(ctx: SecurityContext, resource: ResourceRow, shape: 'single' | 'list') {
-  const details = (await resourceDetails(ctx.store.db, [resource.id])).get(resource.id) ?? emptyDetails;
-  return resourceView(resource, details, ctx.config.publicIpv4, shape);
+  const all = await resourceDetails(ctx.store.db, [resource.id]);
+  const released = await releasedHosts(ctx.store.db, [resource], all);
+  return resourceView(resource, all.get(resource.id) ?? emptyDetails, released.get(resource.id) ?? [], ctx.config.publicIpv4, shape);
 }
 
 export async function createResource(ctx: SecurityContext, caller: Principal, body: Record<string, unknown>) {
   const input = validateResource(body);
   const now = new Date().toISOString();
   const id = await write(ctx, async (tx) => {
+    await claimHosts(tx, ctx.store.engine, caller.accountId, hostClaims(input.name, input.aliases));
     const row = await insertResource(tx, {
       account_id: caller.accountId,
       name: input.name,
@@ -100,7 +103,8 @@ export async function getResource(ctx: SecurityContext, caller: Principal, id: n
 export async function listResources(ctx: SecurityContext, caller: Principal) {
   const resources = await listAccountResources(ctx.store.db, caller.accountId);
   const details = await resourceDetails(ctx.store.db, resources.map((r) => r.id));
-  return resources.map((r) => resourceView(r, details.get(r.id) ?? emptyDetails, ctx.config.publicIpv4, 'list'));
+  const released = await releasedHosts(ctx.store.db, resources, details);
+  return resources.map((r) => resourceView(r, details.get(r.id) ?? emptyDetails, released.get(r.id) ?? [], ctx.config.publicIpv4, 'list'));
 }
 
 export async function replaceResource(ctx: SecurityContext, caller: Principal, id: number, body: Record<string, unknown>) {
@@ -109,6 +113,7 @@ export async function replaceResource(ctx: SecurityContext, caller: Principal, i
   const input = validateResource(body);
   const tls = tlsColumns(ctx, input, current, id);
   await write(ctx, async (tx) => {
+    await claimHosts(tx, ctx.store.engine, caller.accountId, hostClaims(input.name, input.aliases));
     const old = (await resourceDetails(tx, [id])).get(id) ?? emptyDetails;
     await updateResourceRow(tx, id, { name: input.name, settings: JSON.stringify(input.settings), ...tls, updated_at: new Date().toISOString() });
     await replaceLists(tx, id, input.name, lists(input), old);

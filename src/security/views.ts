@@ -16,14 +16,19 @@ function leafOf(chain: string | null): X509Certificate | undefined {
   }
 }
 
-export function resourceView(resource: ResourceRow, details: ResourceDetails, serviceIp: string, shape: 'single' | 'list') {
+/**
+ * `released` lists the names and aliases the resource does not hold (host-ownership.ts): returned
+ * as `released_hosts` only when there are some, so the contract's shapes stay exact otherwise.
+ */
+export function resourceView(resource: ResourceRow, details: ResourceDetails, released: string[], serviceIp: string, shape: 'single' | 'list') {
   const settings: Settings = { ...settingDefaults, ...(JSON.parse(resource.settings) as Partial<Settings>) };
   const leaf = resource.ssl_type === 'custom' ? leafOf(resource.ssl_crt) : undefined;
   const enabled = settings.service_enable === 1;
   const view = {
     id: resource.id,
     name: resource.name,
-    active: enabled && details.origins.some((o) => o.origin_mode !== 'down'),
+    // Served: enabled, with an origin to send to and at least one host name it holds.
+    active: enabled && details.origins.some((o) => o.origin_mode !== 'down') && released.length < 1 + details.aliases.length,
     client: resource.account_id,
     enabled,
     created: iso(resource.created_at),
@@ -59,6 +64,7 @@ export function resourceView(resource: ResourceRow, details: ResourceDetails, se
     service_stream: settings.service_stream,
     service_global_whitelist: settings.service_global_whitelist,
     ssl_type: resource.ssl_type,
+    ...(released.length > 0 ? { released_hosts: released } : {}),
   };
   if (shape === 'list') return view;
   return {

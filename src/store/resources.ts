@@ -61,6 +61,36 @@ export async function deleteResource(db: Db, id: number): Promise<void> {
   await db.deleteFrom('resources').where('id', '=', id).execute();
 }
 
+/** The host names each of these resources holds (resource_hosts), as `${id} ${hostname}`. */
+export async function heldHosts(db: Db, ids: number[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('resource_hosts').select(['resource_id', 'hostname']).where('resource_id', 'in', ids).execute();
+  return new Set(rows.map((r) => `${r.resource_id} ${r.hostname}`));
+}
+
+/**
+ * Takes these host names from the resources of other accounts than `accountId` that hold them
+ * (the names fell inside a zone of `accountId`): the resources stay, without the names.
+ */
+export async function releaseHostsToAccount(db: Db, accountId: number, hostnames: string[]): Promise<void> {
+  if (hostnames.length === 0) return;
+  await db
+    .deleteFrom('resource_hosts')
+    .where('hostname', 'in', hostnames)
+    .where('resource_id', 'in', (eb) => eb.selectFrom('resources').select('id').where('account_id', '!=', accountId))
+    .execute();
+}
+
+/** Every held host name with its resource and account: the start-up report of ownership conflicts reads them all. */
+export function allHeldHosts(db: Db): Promise<{ hostname: string; resource_id: number; account_id: number }[]> {
+  return db
+    .selectFrom('resource_hosts')
+    .innerJoin('resources', 'resources.id', 'resource_hosts.resource_id')
+    .select(['resource_hosts.hostname', 'resource_hosts.resource_id', 'resources.account_id'])
+    .orderBy('resource_hosts.hostname')
+    .execute();
+}
+
 /** Pairs new entries with old ones of the same key, in order; unpaired old ones are returned too. */
 function pair<T, O>(entries: T[], old: O[], key: (t: T) => string, oldKey: (o: O) => string) {
   const pool = Map.groupBy(old, oldKey);

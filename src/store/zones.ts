@@ -10,6 +10,40 @@ export function findAccountZone(db: Db, accountId: number, name: string): Promis
   return db.selectFrom('zones').selectAll().where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
 }
 
+/** A LIKE pattern matching `text` literally: `_` is common in names and must not act as a wildcard. */
+const likeEscaped = (text: string) => text.replace(/[%_\\]/g, '\\$&');
+
+/** Names per IN list: far below the bound parameters either engine takes in one statement. */
+const namesPerQuery = 1000;
+
+/** The zones with one of these names, whatever their account (who owns a name: dns/name-ownership.ts). */
+export async function zonesNamed(db: Db, names: readonly string[]): Promise<Pick<ZoneRow, 'name' | 'account_id'>[]> {
+  const rows: Pick<ZoneRow, 'name' | 'account_id'>[] = [];
+  for (let i = 0; i < names.length; i += namesPerQuery) {
+    const chunk = names.slice(i, i + namesPerQuery);
+    rows.push(...(await db.selectFrom('zones').select(['name', 'account_id']).where('name', 'in', chunk).execute()));
+  }
+  return rows;
+}
+
+/** The name of a zone strictly below `name` held by another account than `accountId`, if any. */
+export async function otherAccountZoneBelow(db: Db, accountId: number, name: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('zones')
+    .select('name')
+    .where('account_id', '!=', accountId)
+    .where(sql<boolean>`${sql.ref('name')} like ${`%.${likeEscaped(name)}`} escape '\\'`)
+    .orderBy('name')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.name;
+}
+
+/** Every zone's name and account: the start-up report of ownership conflicts reads them all. */
+export function allZoneOwners(db: Db): Promise<Pick<ZoneRow, 'name' | 'account_id'>[]> {
+  return db.selectFrom('zones').select(['name', 'account_id']).orderBy('name').execute();
+}
+
 /** Reads the zone inside a transaction, locking its row on PostgreSQL so writers of one zone queue up. */
 export function lockZone(db: Db, engine: Engine, id: number): Promise<ZoneRow> {
   const query = db.selectFrom('zones').selectAll().where('id', '=', id);
@@ -64,7 +98,7 @@ function filtered(db: Db, filter: ZoneFilter) {
           filter.exactMatch
             ? eb('name', '=', n)
             : // Both engines honour ESCAPE; `_` is common in names and must not act as a wildcard.
-              sql<boolean>`${sql.ref('name')} like ${`%${n.replace(/[%_\\]/g, '\\$&')}%`} escape '\\'`,
+              sql<boolean>`${sql.ref('name')} like ${`%${likeEscaped(n)}%`} escape '\\'`,
         ),
       ),
     );

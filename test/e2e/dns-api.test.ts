@@ -198,7 +198,7 @@ for (const engine of engines()) {
             // The exact bytes of the GET (gcore's 19-digit updated_at included) go back as the body.
             const echoed = await call(url, 'PUT', path, { auth: admin, raw: before.text, contentType: 'application/json' });
             assert.equal(echoed.status, 200, echoed.text);
-            assert.ok(!('warnings' in echoed.body), echoed.text);
+            assert.deepEqual(echoed.body.warnings, [], echoed.text);
             assert.deepEqual(strip(echoed.body), strip(before.body));
             assert.deepEqual(strip(await ok('GET', path)), strip(before.body));
           }
@@ -461,9 +461,9 @@ for (const engine of engines()) {
           const read = await dns('GET', `${base}/www.rr.example/A`);
           assert.deepEqual(read.body, created.body);
           const body = read.body;
-          assert.deepEqual(Object.keys(body).sort(), compat === 'gcore'
-            ? ['filters', 'meta', 'name', 'pickers', 'resource_records', 'ttl', 'type', 'updated_at']
-            : ['meta', 'name', 'pickers', 'resource_records', 'ttl', 'type', 'updated_at']);
+          const contractFields = ['filter_set_id', 'meta', 'name', 'pickers', 'resource_records', 'ttl', 'type', 'updated_at', 'warning', 'warnings'];
+          assert.deepEqual(Object.keys(body).sort(), compat === 'gcore' ? [...contractFields, 'filters'].sort() : contractFields);
+          assert.deepEqual([body.filter_set_id, body.warning, body.warnings], [0, '', []], 'the neutral values');
           assert.equal(body.name, 'www.rr.example');
           assert.equal(body.type, 'A');
           assert.equal(body.ttl, 600);
@@ -483,6 +483,24 @@ for (const engine of engines()) {
           // The zone read lists the disabled record too.
           const summary = (await readZone('rr.example')).records.find((r: { name: string; type: string }) => r.name === 'www.rr.example' && r.type === 'A');
           assert.deepEqual(summary, { name: 'www.rr.example', type: 'A', ttl: 600, short_answers: ['192.0.2.1', '192.0.2.2'] });
+        });
+
+        test('every RRset result (GET, list, POST, PUT) carries filter_set_id, warning and warnings; only a write with a caveat fills them', async () => {
+          const neutral = (rrset: any, where: string) => assert.deepEqual([rrset.filter_set_id, rrset.warning, rrset.warnings], [0, '', []], `${where}: ${JSON.stringify(rrset)}`);
+          neutral(await ok('POST', `${base}/fields/TXT`, { resource_records: [{ content: ['one'] }] }), 'POST');
+          const duplicated = { resource_records: [{ content: ['two'] }, { content: ['two'] }] };
+          const merged = await ok('PUT', `${base}/fields/TXT`, duplicated);
+          assert.equal(merged.filter_set_id, 0);
+          assert.deepEqual(merged.warnings.map((w: { key: string }) => w.key), ['resource_records']);
+          assert.equal(typeof merged.warnings[0].message, 'string');
+          assert.equal(merged.warning, merged.warnings[0].message);
+          neutral(await ok('GET', `${base}/fields/TXT`), 'GET after a write with a warning');
+          neutral(await ok('POST', `${base}/fields2/A`, { resource_records: [{ content: ['192.0.2.1'] }], pickers: [{ type: 'geodns' }] }), 'POST dynamic');
+          const list = await ok('GET', `${base}/rrsets`);
+          assert.ok(list.rrsets.length >= 3);
+          for (const rrset of list.rrsets) neutral(rrset, `list ${String(rrset.name)} ${String(rrset.type)}`);
+          const paged = await ok('GET', `${base}/rrsets?limit=1&type=TXT`);
+          neutral(paged.rrsets[0], 'paged list');
         });
 
         test('names: FQDN with or without dot, relative, apex, %2A wildcard; types in any case', async () => {
@@ -542,11 +560,11 @@ for (const engine of engines()) {
           const geo = [{ type: 'geodns', limit: 0, strict: true }];
           const viaFilters = await ok('PUT', `${base}/pick/A`, { filters: [{ type: 'geodns', strict: true }], resource_records: [{ content: ['192.0.2.1'] }] });
           assertPickers(viaFilters, geo);
-          assert.ok(!('warnings' in viaFilters));
+          assert.deepEqual(viaFilters.warnings, []);
           const viaPickers = await ok('PUT', `${base}/pick/A`, { pickers: [{ type: 'GeoDNS', strict: true }], resource_records: [{ content: ['192.0.2.1'] }] });
           assertPickers(viaPickers, geo);
           const same = await ok('PUT', `${base}/pick/A`, { pickers: geo, filters: geo, resource_records: [{ content: ['192.0.2.1'] }] });
-          assert.ok(!('warnings' in same), JSON.stringify(same));
+          assert.deepEqual(same.warnings, [], JSON.stringify(same));
           const both = await ok('PUT', `${base}/pick/A`, {
             pickers: [{ type: 'weighted_shuffle' }, { type: 'first_n', limit: 1 }],
             filters: [{ type: 'geodns', strict: true }],
@@ -557,6 +575,7 @@ for (const engine of engines()) {
           assert.equal(both.warnings.length, 1);
           assert.equal(both.warnings[0].key, 'filters');
           assert.equal(typeof both.warnings[0].message, 'string');
+          assert.equal(both.warning, both.warnings[0].message);
           assertPickers(await ok('GET', `${base}/pick/A`), chain);
           const amount = (await readZone('rr.example')).rrsets_amount as { static: number; total: number; dynamic: { total: number } };
           assert.ok(amount.dynamic.total >= 1 && amount.total === amount.static + amount.dynamic.total, JSON.stringify(amount));

@@ -45,6 +45,36 @@ export const RrsetBody = Type.Object({
   ),
 });
 
+/**
+ * The RRset result of the contract (OutputRRSet): every field always present. For documentation
+ * only: the routes send these bodies with JSON.stringify (free-form meta, nanosecond integers).
+ */
+export const RrsetResult = Type.Object(
+  {
+    name: Type.String({ description: 'Fully qualified, lower case, no trailing dot' }),
+    type: Type.String(),
+    ttl: Type.Integer(),
+    updated_at: Type.Union([Type.String({ description: 'seed profile: ISO 8601 UTC' }), Type.Integer({ description: 'gcore profile: nanoseconds' })]),
+    filter_set_id: Type.Integer({ description: 'Always 0: filter sets are not offered (their ids would start at 1)' }),
+    meta: Type.Record(Type.String(), Type.Unknown()),
+    pickers: Type.Union([Type.Array(Picker), Type.Null()], { description: 'seed: [] when static; gcore: null when static' }),
+    filters: Type.Optional(Type.Union([Type.Array(Picker), Type.Null()], { description: 'gcore profile only: the same as pickers' })),
+    resource_records: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        content: Type.Array(Type.Unknown()),
+        enabled: Type.Boolean(),
+        meta: Type.Record(Type.String(), Type.Unknown()),
+      }),
+    ),
+    warning: Type.String({ description: 'The messages of warnings joined by "; "; "" when there are none' }),
+    warnings: Type.Array(Type.Object({ key: Type.String(), message: Type.String() }), {
+      description: 'What a write accepted with a caveat (merged duplicates, filters ignored); [] on reads and clean writes',
+    }),
+  },
+  { $id: 'RrsetResult' },
+);
+
 const direction = Type.Union([Type.Literal('asc'), Type.Literal('desc')]);
 const paging = {
   offset: Type.Integer({ minimum: 0, default: 0 }),

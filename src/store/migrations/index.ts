@@ -8,6 +8,7 @@ import * as dns from './0002_dns.ts';
 import * as security from './0003_security.ts';
 import * as healthcheckIndex from './0004_healthcheck_index.ts';
 import * as zoneCatalog from './0005_zone_catalog.ts';
+import * as hostClaims from './0006_host_claims.ts';
 
 type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
 
@@ -17,6 +18,7 @@ const steps: Record<string, Step> = {
   '0003_security': security.up,
   '0004_healthcheck_index': healthcheckIndex.up,
   '0005_zone_catalog': zoneCatalog.up,
+  '0006_host_claims': hostClaims.up,
 };
 
 export function migrations(engine: Engine): Record<string, Migration> {
@@ -24,8 +26,8 @@ export function migrations(engine: Engine): Record<string, Migration> {
   // after a delete unless AUTOINCREMENT is asked for. PostgreSQL sequences never go back.
   const context: MigrationContext =
     engine === 'sqlite'
-      ? { id: 'integer', key: (c) => c.primaryKey().autoIncrement() }
-      : { id: 'serial', key: (c) => c.primaryKey() };
+      ? { engine, id: 'integer', key: (c) => c.primaryKey().autoIncrement() }
+      : { engine, id: 'serial', key: (c) => c.primaryKey() };
   return Object.fromEntries(
     Object.entries(steps).map(([name, up]) => [name, { up: (db: Kysely<unknown>) => up(db, context) }]),
   );

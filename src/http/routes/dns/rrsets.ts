@@ -11,6 +11,7 @@ import { listParam, RrsetBody, RrsetListQuery, RrsetParams } from '../../schemas
 
 const tags = ['dns rrsets'];
 const anyObject = Type.Record(Type.String(), Type.Unknown());
+const rrsetResult = Type.Ref('RrsetResult');
 const path = '/dns/v2/zones/:zoneName/:rrsetName/:rrsetType';
 
 export function rrsetRoutes(app: FastifyInstance, ctx: DnsContext): void {
@@ -24,7 +25,7 @@ export function rrsetRoutes(app: FastifyInstance, ctx: DnsContext): void {
         summary: 'List a zone\'s RRsets',
         params: Type.Object({ zoneName: Type.String({ maxLength: 255 }) }),
         querystring: RrsetListQuery,
-        response: { 200: Type.Object({ rrsets: Type.Array(anyObject), total_amount: Type.Integer() }), ...errors(400, 401, 404) },
+        response: { 200: Type.Object({ rrsets: Type.Array(rrsetResult), total_amount: Type.Integer() }), ...errors(400, 401, 404) },
       },
     },
     async (request, reply) => {
@@ -42,7 +43,7 @@ export function rrsetRoutes(app: FastifyInstance, ctx: DnsContext): void {
 
   r.get(
     path,
-    { schema: { tags, summary: 'Read an RRset', params: RrsetParams, response: { 200: anyObject, ...errors(400, 401, 404) } } },
+    { schema: { tags, summary: 'Read an RRset', params: RrsetParams, response: { 200: rrsetResult, ...errors(400, 401, 404) } } },
     async (request, reply) => {
       const { zoneName, rrsetName, rrsetType } = request.params;
       return sendJson(reply, 200, await getRrset(ctx, principal(request), zoneName, rrsetName, rrsetType));
@@ -56,7 +57,7 @@ export function rrsetRoutes(app: FastifyInstance, ctx: DnsContext): void {
     r.route({
       method,
       url: path,
-      schema: { tags, summary, params: RrsetParams, body: RrsetBody, response: { 200: anyObject, ...errors(400, 401, 403, 404, 409) } },
+      schema: { tags, summary, params: RrsetParams, body: RrsetBody, response: { 200: rrsetResult, ...errors(400, 401, 403, 404, 409) } },
       handler: async (request, reply) => {
         const { zoneName, rrsetName, rrsetType } = request.params;
         const body = request.body as unknown as Record<string, unknown>;

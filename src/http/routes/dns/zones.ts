@@ -17,7 +17,17 @@ export function zoneRoutes(app: FastifyInstance, ctx: DnsContext): void {
 
   r.post(
     '/dns/v2/zones',
-    { schema: { tags, summary: 'Create a zone (it gets the service\'s apex NS)', body: ZoneBody, response: { 200: Type.Object({ id: Type.Integer(), warnings: Type.Array(Type.String()) }), ...errors(400, 401, 403, 409) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Create a zone (it gets the service\'s apex NS)',
+        description:
+          'A name has one owner: 400 reserved_name for a public suffix, a single label or a special-use name (unless listed in EDGEPLANE_ZONE_ALLOW_RESERVED); ' +
+          '409 owned_by_another_account inside or above another account\'s zone; 409 conflict when the name exists.',
+        body: ZoneBody,
+        response: { 200: Type.Object({ id: Type.Integer(), warnings: Type.Array(Type.String()) }), ...errors(400, 401, 403, 409) },
+      },
+    },
     async (request, reply) => sendJson(reply, 200, await createZone(ctx, principal(request), request.body)),
   );
 

@@ -41,12 +41,16 @@ const Body = Type.Object(
   { description: 'The resource document; see docs/api/security.md' },
 );
 const anyObject = Type.Record(Type.String(), Type.Unknown());
+/** Who may hold a host name (docs/api/security.md#host-names-and-zones). */
+const hostRules =
+  'A name or alias inside a zone of another account is 409 owned_by_another_account (fields name each); one another resource holds is 409 conflict. ' +
+  'Reads add released_hosts when names of the resource went to the account of a zone created over them.';
 
 export function resourceRoutes(app: FastifyInstance, ctx: SecurityContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.post(
     '/security/resources',
-    { schema: { tags, summary: 'Protect a domain: name, aliases, origins, rate rules, access lists, TLS', body: Body, response: { 201: anyObject, ...errors(400, 401, 403, 409) } } },
+    { schema: { tags, summary: 'Protect a domain: name, aliases, origins, rate rules, access lists, TLS', description: hostRules, body: Body, response: { 201: anyObject, ...errors(400, 401, 403, 409) } } },
     async (request, reply) => sendJson(reply, 201, await createResource(ctx, principal(request), request.body as Record<string, unknown>)),
   );
   r.get(
@@ -65,6 +69,7 @@ export function resourceRoutes(app: FastifyInstance, ctx: SecurityContext): void
       schema: {
         tags,
         summary: 'Replace a resource (lists included; absent TLS fields keep the certificate)',
+        description: hostRules,
         params: Params,
         body: Body,
         response: { 200: anyObject, ...errors(400, 401, 403, 404, 409) },
