@@ -38,7 +38,8 @@ async function startApi(config: Config, store: Store, logger: Logger, shared: { 
   stops.push(() => delivery.stop());
   const secrets = sealer(shared.secretKey);
   const dns: DnsContext = { store, config, sealer: secrets, changes, wakeWebhooks: () => delivery.wake() };
-  const security: SecurityContext = { store, config, sealer: secrets, changes: new ChangeFeed<ResourceChange>() };
+  const resourceChanges = new ChangeFeed<ResourceChange>((e) => logger.error({ err: e }, 'a subscriber failed on a committed resource change'));
+  const security: SecurityContext = { store, config, sealer: secrets, changes: resourceChanges };
   const http = await buildHttpServer({
     config,
     store,
@@ -69,7 +70,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   try {
     const applied = await migrateToLatest(store);
     if (applied.length > 0) logger.info({ migrations: applied }, 'store migrated');
-    const changes = new ChangeFeed();
+    const changes = new ChangeFeed((e) => logger.error({ err: e }, 'a subscriber failed on a committed zone change'));
     const metrics = createMetrics();
     const api = config.roles.includes('api');
     // The API seals private keys with it, and the DNS server opens the zones' DNSSEC keys.
@@ -97,6 +98,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
           nsid: config.dnsNsid,
           catalog: config.dnsCatalog,
           rrl: { perSecond: config.dnsRrl, slip: config.dnsRrlSlip },
+          applyFaults: config.testApplyFaults,
         },
       });
       metrics.addSource(() => dns.workerMetrics());

@@ -9,6 +9,7 @@ import { canonicalName } from './dns/names.ts';
 import { reservedNameProblem } from './dns/reserved-names.ts';
 import { parseNetwork } from './net/networks.ts';
 import { parseTsigKey } from './dns/server/tsig.ts';
+import { applyFaultsEnv, parseApplyFaults, type ApplyFault } from './dns/server/apply-faults.ts';
 
 export type Compat = 'seed' | 'gcore';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -70,6 +71,8 @@ export interface Config {
   /** The protection proxy's public addresses, reported as a resource's service_ip. */
   publicIpv4: string;
   publicIpv6: string | undefined;
+  /** Failures the tests inject into DNS threads (apply-faults.ts); not a setting: no flag, empty unless testing. */
+  testApplyFaults: ApplyFault[];
 }
 
 export class ConfigError extends Error {}
@@ -308,11 +311,22 @@ export function loadConfig(
     geoipDb: check('geoipDb', parseReadableFile, undefined),
     publicIpv4: check('publicIpv4', (v) => parseAddress(v, 4), '127.0.0.1'),
     publicIpv6: check('publicIpv6', (v) => parseAddress(v, 6), undefined),
+    testApplyFaults: testFaults(env, problems),
   };
   if (problems.length > 0) {
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   return config;
+}
+
+/** The tests' injected failures, from the environment only (apply-faults.ts). */
+function testFaults(env: NodeJS.ProcessEnv, problems: string[]): ApplyFault[] {
+  try {
+    return parseApplyFaults(env[applyFaultsEnv] ?? '');
+  } catch (e) {
+    problems.push(`${applyFaultsEnv}: ${(e as Error).message}`);
+    return [];
+  }
 }
 
 function parseListen(value: string): ListenAddress {

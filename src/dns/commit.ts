@@ -1,5 +1,6 @@
-// One committed change of a zone: in one transaction the change itself, the serial bump, the
-// webhook outbox row and the NOTIFY for other nodes; after the commit, the in-process change feed.
+// One committed change of a zone: in one transaction the change itself, the serial and version
+// bump, the webhook outbox row and the NOTIFY for other nodes; after the commit, the in-process
+// change feed (which never fails the request: the change is committed by then).
 import { enqueueWebhook } from '../events/webhook-outbox.ts';
 import { notifyOtherNodes, type ZoneChange } from '../events/change-feed.ts';
 import type { Db } from '../store/database.ts';
@@ -39,7 +40,7 @@ export async function commitZoneChange<T>(
     if (outcome.unchanged === true) return { result: outcome.result, change: undefined, webhookQueued: false };
     const serial = nextSerial(zone.serial, outcome.requestedSerial);
     const now = new Date().toISOString();
-    await updateZone(tx, zoneId, { ...outcome.zoneFields, serial, updated_at: now });
+    const version = await updateZone(tx, zoneId, { ...outcome.zoneFields, serial, updated_at: now });
 
     const meta = parseJson<Record<string, unknown>>(outcome.zoneFields?.meta ?? zone.meta);
     const changes = outcome.rrsetChanges;
@@ -49,7 +50,8 @@ export async function commitZoneChange<T>(
       const method = typeof meta['webhook_method'] === 'string' ? meta['webhook_method'] : 'POST';
       await enqueueWebhook(tx, { zoneId, url: String(meta['webhook']), method, payload: changes });
     }
-    const change: ZoneChange = { zoneId, zone: zone.name, serial, deleted: false, names: outcome.changedNames };
+    const names = outcome.changedNames;
+    const change: ZoneChange = { zoneId, zone: zone.name, serial, version, previous: names === undefined ? undefined : zone.version, deleted: false, names };
     await notifyOtherNodes(tx, store.engine, change);
     return { result: outcome.result, change, webhookQueued };
   });

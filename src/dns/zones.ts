@@ -74,7 +74,7 @@ export async function createZone(ctx: DnsContext, caller: Principal, body: ZoneB
         now,
         undefined,
       );
-      const change: ZoneChange = { zoneId: row.id, zone: name, serial: row.serial, deleted: false };
+      const change: ZoneChange = { zoneId: row.id, zone: name, serial: row.serial, version: row.version, deleted: false };
       await notifyOtherNodes(tx, ctx.store.engine, change);
       return change;
     });
@@ -114,10 +114,11 @@ export async function setZoneEnabled(ctx: DnsContext, caller: Principal, pathNam
 
 export async function deleteZone(ctx: DnsContext, caller: Principal, pathName: string): Promise<void> {
   const zone = await callerZone(ctx.store.db, caller, pathName);
-  const change: ZoneChange = { zoneId: zone.id, zone: zone.name, serial: 0, deleted: true };
-  await ctx.store.db.transaction().execute(async (tx) => {
-    await deleteZoneRow(tx, zone.id);
-    await notifyOtherNodes(tx, ctx.store.engine, change);
+  const change = await ctx.store.db.transaction().execute(async (tx) => {
+    const version = await deleteZoneRow(tx, zone.id);
+    const deleted: ZoneChange = { zoneId: zone.id, zone: zone.name, serial: 0, version, deleted: true };
+    await notifyOtherNodes(tx, ctx.store.engine, deleted);
+    return deleted;
   });
   await ctx.changes.publish(change);
 }

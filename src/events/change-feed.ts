@@ -10,6 +10,13 @@ export interface ZoneChange {
   zone: string;
   /** The zone's serial after the change; 0 when the zone was deleted. */
   serial: number;
+  /** The store's zone version this change got (store/zones.ts): a thread serving it or later has it. */
+  version: number;
+  /**
+   * The zone's version before the change, when only `names` changed: a thread serving exactly that
+   * version may re-read just those names; any other thread reloads the zone.
+   */
+  previous?: number | undefined;
   deleted: boolean;
   /** Owner names whose RRsets changed; undefined when anything about the zone may have. */
   names?: string[] | undefined;
@@ -25,6 +32,12 @@ export const resourceChannel = 'edgeplane_resource_changes';
 
 export class ChangeFeed<T = ZoneChange> {
   readonly #listeners = new Set<(change: T) => Promise<void>>();
+  readonly #onError: (error: unknown) => void;
+
+  /** `onError` hears a subscriber that failed: it is told, the caller is not. */
+  constructor(onError: (error: unknown) => void) {
+    this.#onError = onError;
+  }
 
   subscribe(listener: (change: T) => Promise<void>): () => void {
     this.#listeners.add(listener);
@@ -32,11 +45,13 @@ export class ChangeFeed<T = ZoneChange> {
   }
 
   /**
-   * Hands the change to every subscriber and resolves once all have applied it: the API answers
-   * after the DNS server of its process serves the change.
+   * Hands the committed change to every subscriber and resolves once all are done with it: the API
+   * answers after the DNS server of its process serves the change (or gave up waiting). Never
+   * rejects: the change is committed, so the request that made it succeeded.
    */
   async publish(change: T): Promise<void> {
-    await Promise.all([...this.#listeners].map((listener) => listener(change)));
+    const outcomes = await Promise.allSettled([...this.#listeners].map((listener) => listener(change)));
+    for (const outcome of outcomes) if (outcome.status === 'rejected') this.#onError(outcome.reason);
   }
 }
 

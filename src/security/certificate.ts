@@ -173,6 +173,10 @@ function checkStrength(key: KeyObject): void {
 
 function sameKey(privateKey: KeyObject, certificateKey: KeyObject): boolean {
   const fromPrivate = createPublicKey(privateKey);
+  // Keys of two types never match, and must not reach equals(): OpenSSL's EVP_PKEY_eq then leaves
+  // "different key types" in the thread's error queue, where Node does not clear it, and the next
+  // unrelated key load in this thread (a zone's DNSSEC key in the DNS server beside the API) fails with it.
+  if (fromPrivate.asymmetricKeyType !== certificateKey.asymmetricKeyType) return false;
   const spki = (k: KeyObject) => k.export({ type: 'spki', format: 'der' });
   // The DER comparison is the rule; equals() also accepts the same key encoded differently (e.g. a compressed EC point).
   return spki(fromPrivate).equals(spki(certificateKey)) || fromPrivate.equals(certificateKey);

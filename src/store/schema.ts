@@ -62,6 +62,8 @@ export interface ZonesTable {
   meta: string;
   created_at: string;
   updated_at: string;
+  /** The store's zone version (ZoneVersionTable) when this zone last changed. */
+  version: Generated<number>;
 }
 
 export interface RrsetsTable {
@@ -168,6 +170,13 @@ export interface ResourceAccessListsTable {
   data: string;
 }
 
+export interface ZoneVersionTable {
+  /** Always 1: one row. */
+  id: number;
+  /** Raised by every committed change of any zone, in commit order (the row is locked until then). */
+  version: number;
+}
+
 export interface ZoneCatalogTable {
   /** Always 1: one row. */
   id: number;
@@ -192,4 +201,5 @@ export interface Tables {
   resource_rate_rules: ResourceRateRulesTable;
   resource_access_lists: ResourceAccessListsTable;
   zone_catalog: ZoneCatalogTable;
+  zone_version: ZoneVersionTable;
 }

@@ -64,20 +64,71 @@ export async function catalogSerial(db: Db): Promise<number> {
   return row?.serial ?? 1;
 }
 
-export async function insertZone(db: Db, zone: Omit<ZoneRow, 'id'>): Promise<ZoneRow> {
-  const row = await db.insertInto('zones').values(zone).returningAll().executeTakeFirstOrThrow();
+/**
+ * Raises the store's zone version (0007_zone_versions.ts) and returns it: once in every transaction
+ * that changes a zone, after the zone's row is written or locked, so every such transaction takes
+ * the rows in the same order. The version row then stays locked until the commit on PostgreSQL
+ * (SQLite serialises writers): versions are handed out in commit order, and a reader that sees
+ * version V has every change up to V committed before it.
+ */
+async function nextVersion(db: Db): Promise<number> {
+  const row = await db
+    .updateTable('zone_version')
+    .set((eb) => ({ version: eb('version', '+', 1) }))
+    .where('id', '=', 1)
+    .returning('version')
+    .executeTakeFirstOrThrow();
+  return row.version;
+}
+
+/** The store's zone version: every change of a zone committed so far has a version up to it. */
+export async function storeVersion(db: Db): Promise<number> {
+  const row = await db.selectFrom('zone_version').select('version').where('id', '=', 1).executeTakeFirst();
+  return row?.version ?? 0;
+}
+
+/** The zones changed after `version` (created, updated, enabled or disabled; deleted ones are gone). */
+export function zonesChangedSince(db: Db, version: number): Promise<Pick<ZoneRow, 'id' | 'name' | 'serial' | 'version' | 'enabled'>[]> {
+  return db.selectFrom('zones').select(['id', 'name', 'serial', 'version', 'enabled']).where('version', '>', version).execute();
+}
+
+/** The ids and names of the enabled zones, `except` one name (the catalog's, never served as a zone). */
+export function enabledZones(db: Db, except: string | undefined): Promise<Pick<ZoneRow, 'id' | 'name'>[]> {
+  let query = db.selectFrom('zones').select(['id', 'name']).where('enabled', '=', 1);
+  if (except !== undefined) query = query.where('name', '<>', except);
+  return query.execute();
+}
+
+/** How many zones are enabled, `except` one name: tells a thread whether a zone was deleted. */
+export async function enabledZoneCount(db: Db, except: string | undefined): Promise<number> {
+  let query = db.selectFrom('zones').where('enabled', '=', 1);
+  if (except !== undefined) query = query.where('name', '<>', except);
+  const row = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return row.n;
+}
+
+export async function insertZone(db: Db, zone: Omit<ZoneRow, 'id' | 'version'>): Promise<ZoneRow> {
+  const inserted = await db.insertInto('zones').values(zone).returning('id').executeTakeFirstOrThrow();
+  const version = await nextVersion(db);
+  const row = await db.updateTable('zones').set({ version }).where('id', '=', inserted.id).returningAll().executeTakeFirstOrThrow();
   await bumpCatalog(db);
   return row;
 }
 
-export async function updateZone(db: Db, id: number, changes: Partial<Omit<ZoneRow, 'id' | 'account_id' | 'name'>>): Promise<void> {
-  await db.updateTable('zones').set(changes).where('id', '=', id).execute();
+/** Writes a zone's fields and returns its new version. */
+export async function updateZone(db: Db, id: number, changes: Partial<Omit<ZoneRow, 'id' | 'account_id' | 'name' | 'version'>>): Promise<number> {
+  const version = await nextVersion(db);
+  await db.updateTable('zones').set({ ...changes, version }).where('id', '=', id).execute();
   if (changes.enabled !== undefined) await bumpCatalog(db);
+  return version;
 }
 
-export async function deleteZone(db: Db, id: number): Promise<void> {
+/** Deletes a zone (its RRsets and key go with it) and returns the version of that change. */
+export async function deleteZone(db: Db, id: number): Promise<number> {
   await db.deleteFrom('zones').where('id', '=', id).execute();
+  const version = await nextVersion(db);
   await bumpCatalog(db);
+  return version;
 }
 
 export interface ZoneFilter {

@@ -1,6 +1,6 @@
 // Separate roles on one store: an API-only process and a DNS-only process (`EDGEPLANE_ROLES`), as
 // several nodes run. The DNS node learns of changes from the store itself (PostgreSQL NOTIFY, or the
-// periodic serial check on either engine) and runs its own health checks.
+// periodic zone version check on either engine) and runs its own health checks.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -52,7 +52,7 @@ for (const engine of engines()) {
     test('an RRset written at the API node is served by the DNS node, and its deletion too', async () => {
       const put = await api('PUT', '/dns/v2/zones/nodes.test/www.nodes.test/A', { ttl: 60, resource_records: [{ content: ['192.0.2.10'] }] });
       assert.equal(put.status, 200, put.text);
-      // NOTIFY is immediate; the serial check that SQLite relies on runs every 2 s.
+      // NOTIFY is immediate; the version check that SQLite relies on runs every 2 s.
       await until(dnsNode.dnsPort, 'www.nodes.test', ['192.0.2.10'], 5000);
       assert.equal((await api('DELETE', '/dns/v2/zones/nodes.test/www.nodes.test/A')).status, 200);
       await until(dnsNode.dnsPort, 'www.nodes.test', [], 5000);

@@ -2,7 +2,7 @@
 // host names covered; every refusal a 400 naming the field and quoting nothing of the private key.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -235,6 +235,17 @@ describe('validateCertificate: refused keys (service_ssl_key)', () => {
       refused(() => validateCertificate(pki.ec.crt, key), 'service_ssl_key', /^the private key does not match the certificate$/);
     }
     refused(() => validateCertificate(pki.leaf.crt + pki.inter.crt, pki.inter.key), 'service_ssl_key', /does not match/);
+  });
+
+  test('a key of another type than the certificate\'s leaves no OpenSSL error behind for the next crypto call', () => {
+    // OpenSSL keeps errors in a per-thread queue. Comparing keys of two types once left
+    // ERR_OSSL_EVP_DIFFERENT_KEY_TYPES in it, and the next key load in the thread (a DNS zone's
+    // DNSSEC key, in the thread that also runs the API) failed with it.
+    const der = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'der', type: 'pkcs8' });
+    for (const [crt, key] of [[pki.rsa, pki.ec], [pki.ec, pki.rsa], [pki.ec, pki.ed25519], [pki.ed25519, pki.rsa], [pki.root, pki.ec]] as const) {
+      refused(() => validateCertificate(crt.crt, key.key), 'service_ssl_key', /does not match/);
+      assert.doesNotThrow(() => createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }));
+    }
   });
 
   test('RSA under 2048 bits and unsupported curves', () => {

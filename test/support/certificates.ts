@@ -15,9 +15,12 @@ export interface CertificateOptions {
   /** Validity window; default: from now for 30 days. */
   notBefore?: Date;
   notAfter?: Date;
+  /** The key's type; default: EC P-256. */
+  key?: 'ec' | 'rsa';
 }
 
 const P256 = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
+const RSA = ['-newkey', 'rsa:2048'];
 
 function inTempDir<T>(work: (openssl: (...args: string[]) => void, file: (name: string) => string) => T): T {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-certs-'));
@@ -35,15 +38,16 @@ function inTempDir<T>(work: (openssl: (...args: string[]) => void, file: (name: 
 const opensslDate = (date: Date) => date.toISOString().replace(/[-:T]/g, '').replace(/\.\d{3}Z$/, 'Z');
 
 /**
- * A self-signed EC P-256 certificate for `name` and its unencrypted PKCS#8 key. With explicit dates
+ * A self-signed certificate for `name` (EC P-256, or RSA 2048) and its unencrypted PKCS#8 key. With explicit dates
  * (e.g. wholly in the past) it is signed by `openssl ca -selfsign`, since OpenSSL 3.0's `req` and
  * `x509` only take a number of days from now.
  */
 export function selfSignedCertificate(name: string, options: CertificateOptions = {}): KeyPair {
   const san = `subjectAltName=${(options.sans ?? [name]).map((s) => `DNS:${s}`).join(',')}`;
+  const newKey = options.key === 'rsa' ? RSA : P256;
   return inTempDir((openssl, file) => {
     if (options.notBefore === undefined && options.notAfter === undefined) {
-      openssl('req', '-x509', ...P256, '-nodes', '-keyout', 'cert.key', '-out', 'cert.crt', '-subj', `/CN=${name}`, '-days', '30', '-addext', san);
+      openssl('req', '-x509', ...newKey, '-nodes', '-keyout', 'cert.key', '-out', 'cert.crt', '-subj', `/CN=${name}`, '-days', '30', '-addext', san);
     } else {
       const notBefore = options.notBefore ?? new Date();
       const notAfter = options.notAfter ?? new Date(notBefore.getTime() + 30 * 86_400_000);
@@ -59,7 +63,7 @@ export function selfSignedCertificate(name: string, options: CertificateOptions 
           '[any]', 'commonName = supplied',
         ].join('\n'),
       );
-      openssl('req', '-new', ...P256, '-nodes', '-keyout', 'cert.key', '-out', 'cert.csr', '-subj', `/CN=${name}`, '-addext', san);
+      openssl('req', '-new', ...newKey, '-nodes', '-keyout', 'cert.key', '-out', 'cert.csr', '-subj', `/CN=${name}`, '-addext', san);
       openssl('ca', '-batch', '-config', 'ca.cnf', '-selfsign', '-keyfile', 'cert.key', '-in', 'cert.csr', '-out', 'cert.crt', '-notext',
         '-startdate', opensslDate(notBefore), '-enddate', opensslDate(notAfter));
     }

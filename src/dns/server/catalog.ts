@@ -22,6 +22,8 @@ export function catalogView(name: string, serial: number): ZoneView {
     id: 0,
     name,
     serial,
+    // Never compared: the catalog follows the stored catalog serial, not zone versions.
+    version: 0,
     soaRdata: soaRdata({ primary_server: invalid, contact: invalid, serial, refresh: 3600, retry: 600, expiry: 2147483646, nx_ttl: 0 }),
     negativeTtl: 0,
     signer: undefined,

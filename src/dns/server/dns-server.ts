@@ -1,18 +1,20 @@
-// The authoritative DNS server role: loads every enabled zone, follows the change feed, and answers
-// on UDP and TCP at the same address.
+// The authoritative DNS server role: loads every enabled zone, applies the changes it is handed
+// and keeps up with the store by itself (zone-sync.ts), and answers on UDP and TCP at the same address.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { ListenAddress, UdpIo } from '../../config.ts';
-import type { ChangeFeed, ZoneChange } from '../../events/change-feed.ts';
+import type { ZoneChange } from '../../events/change-feed.ts';
 import type { Store } from '../../store/database.ts';
 import { sealer } from '../../crypto/sealed.ts';
 import { openGeo } from '../../geo/geoip.ts';
 import type { HealthReport } from '../health/checker.ts';
-import { followStore, type Follower } from './follow-store.ts';
+import { ApplyFaults, type ApplyFault } from './apply-faults.ts';
+import { followStore } from './follow-store.ts';
 import { dnsMetrics } from './metrics.ts';
 import { respond, type Responder } from './respond.ts';
 import { ResponseCache } from './response-cache.ts';
 import { ServedZones } from './served-zones.ts';
+import { ZoneSync } from './zone-sync.ts';
 import { listenTcp, type TcpHandler, type TcpListener } from './tcp.ts';
 import { ResponseRateLimit, truncated } from './rate-limit.ts';
 import { notAuthorized, transferAllowed, transferMessages, transferQuery } from './transfer.ts';
@@ -27,8 +29,8 @@ export interface DnsServer {
   udpIo: UdpListener['io'];
   zones: number;
   loadMs: number;
-  /** Settles once the changes of `zone` handed to this server so far are applied. */
-  settled(zone: string): Promise<void>;
+  /** Applies a committed change (retrying): true once served, false when this server gave up for now. */
+  apply(change: ZoneChange): Promise<boolean>;
   /** Whether this server answers for exactly this zone. */
   serves(zone: string): boolean;
   /** Applies a health check's verdict on one record (health/checker.ts). */
@@ -40,14 +42,18 @@ export interface DnsServerOptions {
   store: Store;
   listen: ListenAddress;
   logger: FastifyBaseLogger;
-  /** The API of this process publishes its changes here; without one, the store is followed. */
-  changes: ChangeFeed | undefined;
+  /** The API in this process hands this server each change as it commits. */
+  fed: boolean;
+  /** This DNS thread: 0 the main thread, 1 and up the workers. */
+  thread: number;
   metrics: Registry;
   /** Other workers bind the same address (SO_REUSEPORT). */
   shared: boolean;
   settings: DnsSettings;
   /** Called after each zone change this server applied (from the API of this process or the store). */
   onZoneChange?: (change: ZoneChange, served: boolean) => void;
+  /** Called when this server brought a zone to the store's version by itself (zone-sync.ts). */
+  onCaughtUp?: (change: ZoneChange, served: boolean) => void;
 }
 
 /** What every DNS thread serves with, the same in each: handed whole to the worker threads. */
@@ -68,6 +74,8 @@ export interface DnsSettings {
   catalog: string | undefined;
   /** Response rate limiting over UDP (rate-limit.ts): answers a second, 0 for none, and the slip. */
   rrl: { perSecond: number; slip: number };
+  /** Failures injected by the tests (apply-faults.ts); empty otherwise. */
+  applyFaults: readonly ApplyFault[];
 }
 
 /**
@@ -89,14 +97,24 @@ async function bindBoth(options: DnsServerOptions, handler: Handler, tcpHandler:
 }
 
 export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
+  // Without the API here, PostgreSQL NOTIFY brings every node's changes the moment they commit.
+  const databaseUrl = options.settings.databaseUrl;
+  const listens = !options.fed && options.store.engine === 'postgres' && databaseUrl !== undefined;
   const zones = new ServedZones(options.store.db, sealer(options.settings.secretKey), { onApplied: options.onZoneChange, catalog: options.settings.catalog });
+  const sync = new ZoneSync({
+    db: options.store.db,
+    zones,
+    logger: options.logger,
+    metrics: options.metrics,
+    thread: options.thread,
+    catalog: options.settings.catalog,
+    faults: new ApplyFaults(options.settings.applyFaults, options.thread),
+    onCaughtUp: options.onCaughtUp ?? (() => undefined),
+    handed: options.fed || listens,
+  });
   const started = Date.now();
-  await zones.loadAll();
-  let follower: Follower | undefined;
-  const unsubscribe = options.changes
-    ? options.changes.subscribe((change) => zones.apply(change))
-    : () => undefined;
-  if (options.changes === undefined) follower = await followStore(options.store, options.settings.databaseUrl, zones, options.logger);
+  await sync.start();
+  const follower = listens ? await followStore(databaseUrl, sync, options.logger) : undefined;
   const onError = (e: unknown) => options.logger.error({ err: e }, 'DNS query failed');
   const metrics = dnsMetrics(options.metrics);
   const cache = new ResponseCache();
@@ -154,7 +172,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   try {
     sockets = await bindBoth(options, handler, tcpHandler, onError);
   } catch (e) {
-    unsubscribe();
+    await sync.stop();
     await follower?.stop();
     throw e;
   }
@@ -165,11 +183,11 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     udpIo: udp.io,
     zones: zones.size,
     loadMs: Date.now() - started,
-    settled: (zone) => zones.settled(zone),
+    apply: (change) => sync.apply(change),
     serves: (zone) => zones.get(zone) !== undefined,
     setHealth: (report) => zones.setHealth(report),
     stop: async () => {
-      unsubscribe();
+      await sync.stop();
       await follower?.stop();
       await udp.close();
       await tcp.close();

@@ -15,11 +15,13 @@ import { soaRdata } from './soa-rdata.ts';
 import type { PerRecord, ServedRrset } from './served-rrset.ts';
 import { ZoneView, type ZoneHead, type ZoneNode } from './zone-view.ts';
 
-export function zoneHead(zone: ZoneRow, signer: ZoneSigner | undefined): ZoneHead {
+/** `version`: the zone version the view will have every change up to; the row's own by default. */
+export function zoneHead(zone: ZoneRow, signer: ZoneSigner | undefined, version = zone.version): ZoneHead {
   return {
     id: zone.id,
     name: zone.name,
     serial: zone.serial,
+    version,
     soaRdata: soaRdata(zone),
     negativeTtl: zone.nx_ttl,
     signer,
@@ -66,6 +68,7 @@ function nodeOf(rrsets: RrsetWithRecords[]): ZoneNode {
   return served.length === 1 ? (served[0] ?? []) : served.sort((a, b) => a.type - b.type).slice();
 }
 
+/** The whole zone; `zone` was read before its RRsets are, so the view has at least its version. */
 export async function loadZone(db: Db, sealer: Sealer, zone: ZoneRow): Promise<ZoneView> {
   const view = new ZoneView(zoneHead(zone, await zoneSigner(db, sealer, zone)));
   // Page by page: the rows of a large zone are never all in memory at once.
@@ -75,10 +78,14 @@ export async function loadZone(db: Db, sealer: Sealer, zone: ZoneRow): Promise<Z
   return view;
 }
 
-export async function refreshNames(db: Db, view: ZoneView, zone: ZoneRow, names: string[]): Promise<void> {
+/**
+ * Re-reads the names one change touched, in a view that had every change before it: the view then
+ * has that change's `version` (not the row's, which may count later changes of other names).
+ */
+export async function refreshNames(db: Db, view: ZoneView, zone: ZoneRow, names: string[], version: number): Promise<void> {
   for (const name of names) {
     view.setNode(name, nodeOf(await withRecords(db, await rrsetsAtName(db, zone.id, name))));
   }
   // A change of names keeps the key: turning DNSSEC on or off reloads the whole zone.
-  view.head = zoneHead(zone, view.head.signer);
+  view.head = zoneHead(zone, view.head.signer, version);
 }

@@ -1,11 +1,12 @@
-// Every zone this server answers for, kept current from the change feed. Lookups walk the query
-// name's suffixes, so the most specific hosted zone answers.
+// Every zone this server answers for, kept current by applying committed changes (zone-sync.ts
+// decides which and retries them). Lookups walk the query name's suffixes, so the most specific
+// hosted zone answers.
 import type { Sealer } from '../../crypto/sealed.ts';
 import type { ZoneChange } from '../../events/change-feed.ts';
 import type { Db } from '../../store/database.ts';
 import type { ZoneRow } from '../../store/zones.ts';
 import type { HealthReport } from '../health/checker.ts';
-import { catalogSerial } from '../../store/zones.ts';
+import { catalogSerial, storeVersion } from '../../store/zones.ts';
 import { catalogMembers, catalogView } from './catalog.ts';
 import type { WireRecord } from './response.ts';
 import { loadZone, refreshNames } from './load.ts';
@@ -16,7 +17,7 @@ export class ServedZones {
   readonly #zones = new Map<string, ZoneView>();
   readonly #db: Db;
   readonly #sealer: Sealer;
-  readonly #pending = new Map<string, Promise<void>>();
+  readonly #pending = new Map<string, Promise<unknown>>();
   /** Records reported down, by owner, type and RDATA: marked again whenever their RRset is rebuilt. */
   readonly #down = new Map<string, HealthReport>();
   /** Bumped after every applied change: cached answers from before are stale. */
@@ -68,20 +69,27 @@ export class ServedZones {
     return this.#zones.get(name);
   }
 
-  async loadAll(): Promise<void> {
+  /**
+   * Loads every enabled zone. Resolves to the store's zone version read first: every change up to
+   * it is served, later ones may be in part.
+   */
+  async loadAll(): Promise<number> {
+    const version = await storeVersion(this.#db);
     const zones = await this.#db.selectFrom('zones').selectAll().where('enabled', '=', 1).execute();
     for (const zone of zones) {
       if (zone.name !== this.#catalogName) this.#zones.set(zone.name, await loadZone(this.#db, this.#sealer, zone));
     }
     await this.#refreshCatalog();
+    return version;
   }
 
   /**
-   * Applies a committed change by reading the store. Changes of one zone are applied one after
-   * another, each reading after the previous one finished, so a slower, older read can never
-   * overwrite a newer one.
+   * Applies a committed change by reading the store; rejects when that fails, leaving the zone at
+   * its former version. Resolves to false when the zone was already served at the change's version
+   * or later (nothing read). Changes of one zone are applied one after another, each reading after
+   * the previous one finished, so a slower, older read can never overwrite a newer one.
    */
-  apply(change: ZoneChange): Promise<void> {
+  apply(change: ZoneChange): Promise<boolean> {
     const previous = this.#pending.get(change.zone) ?? Promise.resolve();
     const next = previous.then(() => this.#apply(change));
     const settled = next.catch(() => undefined);
@@ -92,20 +100,28 @@ export class ServedZones {
     return next;
   }
 
-  /** Settles once every change of `zone` handed to `apply` so far is applied (or failed). */
-  settled(zone: string): Promise<void> {
-    return this.#pending.get(zone) ?? Promise.resolve();
+  /**
+   * Whether the view of `zone` has every change up to `version`. Versions are handed out in commit
+   * order across all zones, so a view read at a later version (even of a zone of the same name
+   * created since) has it too.
+   */
+  serves(zone: string, version: number): boolean {
+    const current = this.#zones.get(zone);
+    return current !== undefined && current !== this.#catalog && current.head.version >= version;
   }
 
-  async #apply(change: ZoneChange): Promise<void> {
+  async #apply(change: ZoneChange): Promise<boolean> {
+    if (this.serves(change.zone, change.version)) return false;
     try {
       await this.#load(change);
       if (change.names === undefined) await this.#refreshCatalog();
       for (const report of this.#down.values()) this.#mark(report);
     } finally {
+      // Even a load that failed half-way may have replaced some names: cached answers are stale.
       this.version++;
-      this.#onApplied(change, this.#zones.has(change.zone));
     }
+    this.#onApplied(change, this.#zones.has(change.zone));
+    return true;
   }
 
   /** A record's health changed: answers from now on follow it. */
@@ -134,8 +150,9 @@ export class ServedZones {
       return;
     }
     const current = this.#zones.get(zone.name);
-    if (current !== undefined && change.names !== undefined && current.head.id === zone.id) {
-      await refreshNames(this.#db, current, zone, change.names);
+    // Only a view with every change before this one may take just its names; any other reloads.
+    if (current !== undefined && change.names !== undefined && current.head.id === zone.id && current.head.version === change.previous) {
+      await refreshNames(this.#db, current, zone, change.names, change.version);
     } else {
       this.#zones.set(zone.name, await loadZone(this.#db, this.#sealer, zone));
     }

@@ -1,9 +1,10 @@
 // The entry of one extra DNS worker thread: its own store connection, zone view and sockets on the
-// shared port. The main thread forwards each change and waits for the worker to acknowledge it.
+// shared port. The main thread forwards each change and waits for the worker to acknowledge it; the
+// worker also keeps up with the store by itself (zone-sync.ts) and says when that changed a zone.
 import { parentPort, workerData } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import type { LogLevel } from '../../config.ts';
-import { ChangeFeed, type ZoneChange } from '../../events/change-feed.ts';
+import type { ZoneChange } from '../../events/change-feed.ts';
 import type { HealthReport } from '../health/checker.ts';
 import { createLogger } from '../../logger.ts';
 import { openStore } from '../../store/database.ts';
@@ -14,18 +15,26 @@ export interface WorkerData {
   host: string;
   port: number;
   logLevel: LogLevel;
-  /** No API in this process: follow the store instead of the main thread's changes. */
-  follow: boolean;
+  /** This DNS thread's number (1 and up; the main thread is 0). */
+  thread: number;
+  /** The API in this process: the main thread hands over each change as it commits. */
+  fed: boolean;
   settings: DnsSettings;
 }
 
 export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'health'; report: HealthReport } | { kind: 'metrics' } | { kind: 'stop' };
 export type ToWorker = WorkerRequest & { id: number };
 export interface FromWorker {
-  kind: 'ready' | 'done' | 'failed';
+  /** `caught-up` (id 0): the worker brought a zone to the store's version by itself. */
+  kind: 'ready' | 'done' | 'failed' | 'caught-up';
   id: number;
   metrics?: unknown;
   error?: string;
+  /** A change: whether the worker serves it (false: it gave up for now, and keeps trying). */
+  applied?: boolean;
+  /** `caught-up`: the change it caught up on, and whether it serves the zone. */
+  change?: ZoneChange;
+  served?: boolean;
 }
 
 const data = workerData as WorkerData;
@@ -33,7 +42,6 @@ const port = parentPort;
 if (port === null) throw new Error('worker-main runs only as a worker thread');
 const logger = createLogger(data.logLevel);
 const store = openStore({ dataDir: data.dataDir, databaseUrl: data.settings.databaseUrl });
-const changes = data.follow ? undefined : new ChangeFeed();
 // Process-wide metrics (memory, CPU) are the main thread's; a worker counts only its queries.
 const registry = new Registry();
 
@@ -42,16 +50,17 @@ try {
     store,
     listen: { host: data.host, port: data.port },
     logger,
-    changes,
+    fed: data.fed,
+    thread: data.thread,
     metrics: registry,
     shared: true,
     settings: data.settings,
+    onCaughtUp: (change, served) => port.postMessage({ kind: 'caught-up', id: 0, change, served } satisfies FromWorker),
   });
   const handle = async (message: WorkerRequest): Promise<Partial<FromWorker>> => {
     switch (message.kind) {
       case 'change':
-        await changes?.publish(message.change);
-        return {};
+        return { applied: await server.apply(message.change) };
       case 'health':
         server.setHealth(message.report);
         return {};

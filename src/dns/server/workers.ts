@@ -1,9 +1,10 @@
 // The DNS role: this thread serves, and `count - 1` worker threads serve beside it on the same port
 // (SO_REUSEPORT: the kernel spreads queries across them). Every change is applied by all of them
-// before it is acknowledged, so the API still answers only once every worker serves the change.
+// before it is acknowledged, so the API answers once every thread serves the change; a thread that
+// cannot apply it keeps trying on its own (zone-sync.ts), and the API waits for it at most 10 s.
 import { Worker } from 'node:worker_threads';
-import type { MetricObjectWithValues, MetricValue } from 'prom-client';
-import type { ZoneChange } from '../../events/change-feed.ts';
+import { Counter, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import type { ChangeFeed, ZoneChange } from '../../events/change-feed.ts';
 import type { ListenAddress, LogLevel } from '../../config.ts';
 import { startDnsServer, type DnsServerOptions } from './dns-server.ts';
 import { udpBatchUnavailable } from './udp-batch.ts';
@@ -12,7 +13,12 @@ import { notifySecondaries } from './notify.ts';
 import { parseTsigKey } from './tsig.ts';
 import type { FromWorker, ToWorker, WorkerData, WorkerRequest } from './worker-main.ts';
 
-export interface DnsRoleOptions extends Omit<DnsServerOptions, 'shared'> {
+/** How long the API waits for every DNS thread to serve a change before it answers anyway. */
+const applyWaitMs = 10_000;
+
+export interface DnsRoleOptions extends Omit<DnsServerOptions, 'shared' | 'fed' | 'thread' | 'onZoneChange' | 'onCaughtUp'> {
+  /** The API of this process publishes its changes here; undefined: no API in this process. */
+  changes: ChangeFeed | undefined;
   workers: number;
   /** Health checks may probe loopback and private addresses. */
   healthcheckAllowPrivate: boolean;
@@ -34,7 +40,7 @@ interface Thread {
   stopped: boolean;
 }
 
-function spawn(data: WorkerData, onFailure: (e: unknown) => void): Promise<Thread> {
+function spawn(data: WorkerData, onFailure: (e: unknown) => void, onCaughtUp: (change: ZoneChange, served: boolean) => void): Promise<Thread> {
   const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: data });
   const waiting = new Map<number, (reply: FromWorker) => void>();
   let next = 1;
@@ -51,6 +57,10 @@ function spawn(data: WorkerData, onFailure: (e: unknown) => void): Promise<Threa
   };
   return new Promise((resolve, reject) => {
     worker.on('message', (reply: FromWorker) => {
+      if (reply.kind === 'caught-up') {
+        if (reply.change !== undefined) onCaughtUp(reply.change, reply.served === true);
+        return;
+      }
       if (reply.id === 0) {
         if (reply.kind === 'ready') resolve(thread);
         else reject(new Error(`DNS worker failed to start: ${reply.error ?? ''}`));
@@ -103,29 +113,58 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     refreshChecks();
     if (options.changes === undefined) notifyOf(change, served);
   };
-  const local = await startDnsServer({ ...options, shared, onZoneChange });
+  // A thread that caught up on a zone by itself may serve a version secondaries have not heard of.
+  // (Without the API here, this thread's every change already went to onZoneChange.)
+  const onCaughtUp = (thread: number) => (change: ZoneChange, served: boolean) => {
+    if (thread > 0 || options.changes !== undefined) notifyOf(change, served);
+  };
+  const fed = options.changes !== undefined;
+  const local = await startDnsServer({ ...options, shared, fed, thread: 0, onZoneChange, onCaughtUp: onCaughtUp(0) });
   const port = local.address.port;
-  const data: WorkerData = {
+  const data = (thread: number): WorkerData => ({
     dataDir: options.dataDir,
     host: options.listen.host,
     port,
     logLevel: options.logLevel,
-    follow: options.changes === undefined,
+    thread,
+    fed,
     settings: options.settings,
-  };
+  });
   const onFailure = (e: unknown) => options.logger.error({ err: e }, 'DNS worker failed');
   let threads: Thread[];
   try {
-    threads = await Promise.all(Array.from({ length: options.workers - 1 }, () => spawn(data, onFailure)));
+    threads = await Promise.all(Array.from({ length: options.workers - 1 }, (_, i) => spawn(data(i + 1), onFailure, onCaughtUp(i + 1))));
   } catch (e) {
     await local.stop();
     throw e;
   }
   checking = true;
   refreshChecks();
+  const answeredEarly = new Counter({
+    name: 'edgeplane_dns_changes_answered_early_total',
+    help: 'Zone changes the API answered before every DNS thread served them (a thread failed to apply one, or took over 10 s)',
+    registers: [options.metrics],
+  });
   const unsubscribe = options.changes?.subscribe(async (change) => {
-    const [replies] = await Promise.all([Promise.all(threads.map((t) => t.request({ kind: 'change', change }))), local.settled(change.zone)]);
-    for (const reply of replies) if (reply.kind === 'failed') options.logger.error({ error: reply.error }, 'a DNS worker did not apply a change');
+    const applied = Promise.all([
+      local.apply(change),
+      ...threads.map(async (t) => {
+        const reply = await t.request({ kind: 'change', change });
+        return reply.kind === 'done' && reply.applied === true;
+      }),
+    ]);
+    const outcome = await within(applied, applyWaitMs);
+    if (outcome === undefined || outcome.includes(false)) {
+      answeredEarly.inc();
+      const log = { zone: change.zone, version: change.version };
+      if (outcome === undefined) {
+        options.logger.warn(log, `the API answers before every DNS thread serves a change: applying it took over ${String(applyWaitMs / 1000)} s`);
+        // Secondaries hear of it again once every thread is done.
+        void applied.then(() => notifyOf(change, local.serves(change.zone)));
+      } else {
+        options.logger.warn(log, 'the API answers although a DNS thread could not apply a change; that thread keeps trying');
+      }
+    }
     notifyOf(change, local.serves(change.zone));
   });
   options.logger.info(
@@ -145,4 +184,17 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
       return replies.filter((r) => r.kind === 'done').map((r) => r.metrics as MetricObjectWithValues<MetricValue<string>>[]);
     },
   };
+}
+
+/** The work's result, or undefined when it takes longer than `ms` (it goes on regardless). */
+async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

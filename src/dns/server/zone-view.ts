@@ -27,6 +27,8 @@ export interface ZoneHead {
   id: number;
   name: string;
   serial: number;
+  /** The store's zone version this view has every change up to (zone-sync.ts). */
+  version: number;
   /** SOA RDATA with the current serial. */
   soaRdata: Buffer;
   /** TTL of the SOA and of negative answers (RFC 2308 §5: min of SOA TTL and MINIMUM). */

@@ -9,6 +9,7 @@ import * as security from './0003_security.ts';
 import * as healthcheckIndex from './0004_healthcheck_index.ts';
 import * as zoneCatalog from './0005_zone_catalog.ts';
 import * as hostClaims from './0006_host_claims.ts';
+import * as zoneVersions from './0007_zone_versions.ts';
 
 type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
 
@@ -19,6 +20,7 @@ const steps: Record<string, Step> = {
   '0004_healthcheck_index': healthcheckIndex.up,
   '0005_zone_catalog': zoneCatalog.up,
   '0006_host_claims': hostClaims.up,
+  '0007_zone_versions': zoneVersions.up,
 };
 
 export function migrations(engine: Engine): Record<string, Migration> {

@@ -1,0 +1,191 @@
+// One DNS thread's zones against a real store (SQLite file, PostgreSQL database), written through
+// the DNS use cases: changes the thread never hears of, hears out of order, or fails to apply still
+// end up served as the store has them, by the thread's own version check.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import type { Principal } from '../../src/accounts/principal.ts';
+import { sealer } from '../../src/crypto/sealed.ts';
+import type { DnsContext } from '../../src/dns/context.ts';
+import { writeRrset } from '../../src/dns/rrsets.ts';
+import { ApplyFaults } from '../../src/dns/server/apply-faults.ts';
+import { ServedZones } from '../../src/dns/server/served-zones.ts';
+import { rrsetOf } from '../../src/dns/server/zone-view.ts';
+import { ZoneSync } from '../../src/dns/server/zone-sync.ts';
+import { createZone, deleteZone, setZoneEnabled, updateZone } from '../../src/dns/zones.ts';
+import { ChangeFeed, type ZoneChange } from '../../src/events/change-feed.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { migrateToLatest } from '../../src/store/migrate.ts';
+import { createPostgresDatabase, engines, type TestDatabase } from '../support/engines.ts';
+
+const secret = new Uint8Array(32).fill(7);
+const logger = pino({ level: 'silent' });
+const aType = 1;
+
+/**
+ * A thread's zones, checking the store every 100 ms; `handed`: it is handed changes as they commit;
+ * `faults`: `zone:times` failures to inject.
+ */
+async function thread(store: Store, handed: boolean, faults: Record<string, number> = {}) {
+  const zones = new ServedZones(store.db, sealer(secret));
+  const metrics = new Registry();
+  const caughtUp: string[] = [];
+  const sync = new ZoneSync({
+    db: store.db,
+    zones,
+    logger,
+    metrics,
+    thread: 0,
+    catalog: undefined,
+    faults: new ApplyFaults(Object.entries(faults).map(([zone, times]) => ({ thread: 0, zone, times })), 0),
+    onCaughtUp: (change) => caughtUp.push(change.zone),
+    handed,
+    checkIntervalMs: 100,
+  });
+  await sync.start();
+  const metric = async (name: string) => (await metrics.getSingleMetric(name)?.get())?.values[0]?.value ?? 0;
+  return { zones, sync, caughtUp, metric };
+}
+
+/** The A addresses `name` has in the thread's view; undefined when no zone serves it. */
+function served(zones: ServedZones, name: string): string[] | undefined {
+  const zone = zones.find(name);
+  if (zone === undefined) return undefined;
+  const rdata = rrsetOf(zone.node(name), aType)?.rdata ?? [];
+  return (typeof rdata === 'string' ? [rdata] : [...rdata]).map((r) => Buffer.from(r, 'latin1').join('.'));
+}
+
+async function eventually(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) assert.fail(`not within ${String(ms)} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+for (const engine of engines()) {
+  describe(`a DNS thread keeps up with the ${engine} store`, () => {
+    let dir: string;
+    let database: TestDatabase | undefined;
+    let store: Store;
+    let ctx: DnsContext;
+    let caller: Principal;
+    /** Every change the use cases publish; no DNS thread is subscribed, so every one is missed. */
+    const published: ZoneChange[] = [];
+    const put = (zone: string, name: string, address: string) =>
+      writeRrset(ctx, caller, { zone, name, type: 'A' }, { ttl: 60, resource_records: [{ content: [address] }] }, 'upsert');
+
+    before(async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-sync-'));
+      database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
+      store = openStore({ dataDir: dir, databaseUrl: database?.url });
+      await migrateToLatest(store);
+      const account = await store.db
+        .insertInto('accounts')
+        .values({ name: 'a', email: 'a@example.com', operator: 0, created_at: new Date().toISOString() })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      caller = { accountId: account.id, userId: 0, role: 'Administrators', operator: false, tokenId: undefined };
+      const changes = new ChangeFeed((e) => assert.fail(String(e)));
+      changes.subscribe((change) => {
+        published.push(change);
+        return Promise.resolve();
+      });
+      ctx = { store, config: { compat: 'seed', nameservers: ['ns1.example.net'] }, sealer: sealer(secret), changes, wakeWebhooks: () => undefined };
+    });
+    after(async () => {
+      await store.close();
+      await database?.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    for (const handed of [false, true]) {
+      // A thread handed changes as they commit waits one more check before reloading.
+      const z = (name: string) => `${name}${handed ? '-handed' : ''}.test`;
+      test(`changes the thread never heard of are served within a few checks: created, changed, disabled, deleted, created again (${handed ? 'handed changes' : 'no changes handed'})`, async () => {
+        await createZone(ctx, caller, { name: z('kept') });
+        await createZone(ctx, caller, { name: z('off') });
+        await createZone(ctx, caller, { name: z('gone') });
+        for (const zone of [z('kept'), z('off'), z('gone')]) await put(zone, `www.${zone}`, '192.0.2.1');
+        const { zones, sync, caughtUp, metric } = await thread(store, handed);
+        try {
+          assert.deepEqual(served(zones, `www.${z('gone')}`), ['192.0.2.1']);
+          await createZone(ctx, caller, { name: z('new') });
+          await put(z('new'), `www.${z('new')}`, '192.0.2.9');
+          await put(z('kept'), `www.${z('kept')}`, '192.0.2.2');
+          await updateZone(ctx, caller, z('kept'), { nx_ttl: 77 });
+          await setZoneEnabled(ctx, caller, z('off'), false);
+          await deleteZone(ctx, caller, z('gone'));
+          await eventually(
+            () =>
+              served(zones, `www.${z('new')}`)?.[0] === '192.0.2.9' &&
+              served(zones, `www.${z('kept')}`)?.[0] === '192.0.2.2' &&
+              zones.get(z('kept'))?.head.negativeTtl === 77 &&
+              zones.get(z('off')) === undefined &&
+              zones.get(z('gone')) === undefined,
+            'every missed change served',
+          );
+          // A zone created again under a deleted one's name is a new zone.
+          await createZone(ctx, caller, { name: z('gone') });
+          await put(z('gone'), `www.${z('gone')}`, '192.0.2.3');
+          await eventually(() => served(zones, `www.${z('gone')}`)?.[0] === '192.0.2.3', 'the zone created again');
+          assert.ok(caughtUp.includes(z('off')) && caughtUp.includes(z('gone')));
+          assert.equal(await metric('edgeplane_dns_zone_apply_failures_total'), 0);
+          assert.ok((await metric('edgeplane_dns_zone_resyncs_total')) >= 5);
+        } finally {
+          await sync.stop();
+        }
+      });
+    }
+
+    test('a change of some names that arrives without the one before it reloads the zone', async () => {
+      await createZone(ctx, caller, { name: 'order.test' });
+      const { zones, sync } = await thread(store, false);
+      await sync.stop(); // no checks: only the changes handed to it
+      published.length = 0;
+      await put('order.test', 'www.order.test', '192.0.2.10');
+      await put('order.test', 'mail.order.test', '192.0.2.11');
+      const [first, second] = published;
+      assert.ok(first !== undefined && second !== undefined);
+      assert.deepEqual([first.names, second.names, second.previous], [['www.order.test'], ['mail.order.test'], first.version]);
+      // The first is lost: the second alone must not leave www behind while claiming its version.
+      assert.equal(await sync.apply(second), true);
+      assert.deepEqual([served(zones, 'www.order.test'), served(zones, 'mail.order.test')], [['192.0.2.10'], ['192.0.2.11']]);
+      // The lost one arriving late is already served: nothing is read again.
+      assert.equal(await zones.apply(first), false);
+      // In order, each change re-reads only its names.
+      await put('order.test', 'www.order.test', '192.0.2.20');
+      const third = published.at(-1);
+      assert.ok(third !== undefined);
+      assert.equal(third.previous, second.version);
+      assert.equal(await sync.apply(third), true);
+      assert.deepEqual(served(zones, 'www.order.test'), ['192.0.2.20']);
+      assert.equal(zones.get('order.test')?.head.version, third.version);
+    });
+
+    test('a change that keeps failing is given up for the moment, never thrown, and served once a check reloads the zone', async () => {
+      await createZone(ctx, caller, { name: 'flaky.test' });
+      await put('flaky.test', 'www.flaky.test', '192.0.2.1');
+      // Three attempts while the change is handed over, then two more at the checks.
+      const { zones, sync, metric } = await thread(store, true, { 'flaky.test': 5 });
+      try {
+        published.length = 0;
+        await put('flaky.test', 'www.flaky.test', '192.0.2.2');
+        const change = published[0];
+        assert.ok(change !== undefined);
+        assert.equal(await sync.apply(change), false);
+        assert.deepEqual(served(zones, 'www.flaky.test'), ['192.0.2.1'], 'the former version, whole');
+        assert.equal(await metric('edgeplane_dns_zones_behind'), 1);
+        await eventually(() => served(zones, 'www.flaky.test')?.[0] === '192.0.2.2', 'the change served after the failures');
+        assert.equal(await metric('edgeplane_dns_zone_apply_failures_total'), 5);
+        assert.equal(await metric('edgeplane_dns_zones_behind'), 0);
+      } finally {
+        await sync.stop();
+      }
+    });
+  });
+}
