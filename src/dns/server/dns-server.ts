@@ -13,7 +13,8 @@ import { dnsMetrics } from './metrics.ts';
 import { respond, type Responder } from './respond.ts';
 import { ResponseCache } from './response-cache.ts';
 import { ServedZones } from './served-zones.ts';
-import { listenTcp, type TcpHandler, type TcpListener } from './tcp.ts';
+import { listenTcp, type TcpEvents, type TcpHandler, type TcpListener } from './tcp.ts';
+import type { TcpLimits } from './tcp-limits.ts';
 import { ResponseRateLimit, truncated } from './rate-limit.ts';
 import { notAuthorized, transferAllowed, transferMessages, transferQuery } from './transfer.ts';
 import { appendTsig, errorRecord, parseTsigKey, signReplies, verifyRequest } from './tsig.ts';
@@ -68,18 +69,21 @@ export interface DnsSettings {
   catalog: string | undefined;
   /** Response rate limiting over UDP (rate-limit.ts): answers a second, 0 for none, and the slip. */
   rrl: { perSecond: number; slip: number };
+  /** Bounds on TCP connections, with the counters every thread shares (tcp-limits.ts). */
+  tcp: TcpLimits;
 }
 
 /**
  * UDP and TCP on one address. Port 0 asks for a free port: TCP takes the one UDP got, and when
  * another program holds that TCP port (UDP and TCP ports are separate spaces), both try again.
  */
-async function bindBoth(options: DnsServerOptions, handler: Handler, tcpHandler: TcpHandler, onError: (e: unknown) => void) {
+async function bindBoth(options: DnsServerOptions, handler: Handler, tcpHandler: TcpHandler, onError: (e: unknown) => void, tcpEvents: TcpEvents) {
   for (let attempt = 1; ; attempt++) {
     const udp = await listenUdp(options.listen, handler, onError, options.shared, options.settings.udpIo);
     const port = udp.port;
     try {
-      return { udp, tcp: await listenTcp({ host: options.listen.host, port }, tcpHandler, onError, options.shared), port };
+      const tcp = await listenTcp({ host: options.listen.host, port }, tcpHandler, onError, { shared: options.shared, limits: options.settings.tcp, events: tcpEvents });
+      return { udp, tcp, port };
     } catch (e) {
       await udp.close();
       const taken = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
@@ -152,7 +156,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
 
   let sockets: { udp: UdpListener; tcp: TcpListener; port: number };
   try {
-    sockets = await bindBoth(options, handler, tcpHandler, onError);
+    sockets = await bindBoth(options, handler, tcpHandler, onError, metrics.tcp);
   } catch (e) {
     unsubscribe();
     await follower?.stop();
