@@ -16,6 +16,7 @@ import { ChangeFeed, type ResourceChange } from './events/change-feed.ts';
 import type { SecurityContext } from './security/context.ts';
 import { startWebhookDelivery } from './events/webhook-delivery.ts';
 import { startDnsRole } from './dns/server/workers.ts';
+import { tcpLimits } from './dns/server/tcp-limits.ts';
 import { buildHttpServer } from './http/server.ts';
 import { openStore, type Store } from './store/database.ts';
 import { migrateToLatest } from './store/migrate.ts';
@@ -99,6 +100,12 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
           catalog: config.dnsCatalog,
           rrl: { perSecond: config.dnsRrl, slip: config.dnsRrlSlip },
           applyFaults: config.testApplyFaults,
+          tcp: tcpLimits({
+            maxClients: config.dnsTcpMaxClients,
+            maxPerClient: config.dnsTcpMaxPerClient,
+            idleTimeoutMs: config.dnsTcpIdleTimeoutSeconds * 1000,
+            maxPipelined: config.dnsTcpMaxPipelined,
+          }),
         },
       });
       metrics.addSource(() => dns.workerMetrics());

@@ -10,6 +10,7 @@ import { reservedNameProblem } from './dns/reserved-names.ts';
 import { parseNetwork } from './net/networks.ts';
 import { parseTsigKey } from './dns/server/tsig.ts';
 import { applyFaultsEnv, parseApplyFaults, type ApplyFault } from './dns/server/apply-faults.ts';
+import { defaultMaxClients, openFileLimit } from './dns/server/tcp-limits.ts';
 
 export type Compat = 'seed' | 'gcore';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -46,6 +47,14 @@ export interface Config {
   dnsRrl: number;
   /** Over the limit, every this-many-th reply is sent truncated, the rest dropped; 0: all dropped. */
   dnsRrlSlip: number;
+  /** TCP connections the DNS role holds at once, over all its threads. */
+  dnsTcpMaxClients: number;
+  /** Of those, from one client address (IPv6: one /64). */
+  dnsTcpMaxPerClient: number;
+  /** Seconds a TCP connection stays open without a query answered or a reply taken by its client. */
+  dnsTcpIdleTimeoutSeconds: number;
+  /** Replies of one TCP connection waiting to be sent before its queries wait. */
+  dnsTcpMaxPipelined: number;
   dataDir: string;
   /** A postgres:// URL; undefined means the embedded SQLite file in the data dir. */
   databaseUrl: string | undefined;
@@ -151,6 +160,29 @@ export const settings = {
     flag: 'dns-rrl-slip',
     description: 'Over the rate limit, every Nth reply is sent truncated (the client retries over TCP) and the others dropped; 0: drop all',
     default: '2',
+  },
+  dnsTcpMaxClients: {
+    env: 'EDGEPLANE_DNS_TCP_MAX_CLIENTS',
+    flag: 'dns-tcp-max-clients',
+    description: 'TCP connections the DNS server holds at once, over all its threads; more are reset at once. Keep it well below the open-file limit (ulimit -n), which the API and the store share; unset: half that limit, at most 10000',
+  },
+  dnsTcpMaxPerClient: {
+    env: 'EDGEPLANE_DNS_TCP_MAX_PER_CLIENT',
+    flag: 'dns-tcp-max-per-client',
+    description: 'Of those, TCP connections from one client (an IPv4 address or an IPv6 /64)',
+    default: '64',
+  },
+  dnsTcpIdleTimeout: {
+    env: 'EDGEPLANE_DNS_TCP_IDLE_TIMEOUT',
+    flag: 'dns-tcp-idle-timeout',
+    description: 'A DNS TCP connection is closed after this long (seconds, or with an s/m suffix) without a query answered or a reply taken by its client; stray bytes do not count',
+    default: '10',
+  },
+  dnsTcpMaxPipelined: {
+    env: 'EDGEPLANE_DNS_TCP_MAX_PIPELINED',
+    flag: 'dns-tcp-max-pipelined',
+    description: 'Replies of one DNS TCP connection waiting for its client to read them before the server stops reading its queries',
+    default: '100',
   },
   dataDir: {
     env: 'EDGEPLANE_DATA_DIR',
@@ -294,6 +326,10 @@ export function loadConfig(
     dnsCatalog: check('dnsCatalog', canonicalName, undefined),
     dnsRrl: check('dnsRrl', (v) => integerIn(v, 0, 1_000_000), 0),
     dnsRrlSlip: check('dnsRrlSlip', (v) => integerIn(v, 0, 10), 2),
+    dnsTcpMaxClients: check('dnsTcpMaxClients', parseTcpMaxClients, defaultMaxClients()),
+    dnsTcpMaxPerClient: check('dnsTcpMaxPerClient', (v) => integerIn(v, 1, 1_000_000), 64),
+    dnsTcpIdleTimeoutSeconds: check('dnsTcpIdleTimeout', (v) => durationIn(v, 1, 3600), 10),
+    dnsTcpMaxPipelined: check('dnsTcpMaxPipelined', (v) => integerIn(v, 1, 65_535), 100),
     dataDir: path.resolve(raw('dataDir') ?? './data'),
     databaseUrl: check('databaseUrl', parseDatabaseUrl, undefined),
     adminEmail: check('adminEmail', parseEmail, 'admin@edgeplane.local'),
@@ -426,6 +462,20 @@ function integerIn(value: string, low: number, high: number): number {
   return n;
 }
 
+
+/** Below the open-file limit where it is known: at that many connections nothing else could open a file. */
+function parseTcpMaxClients(value: string): number {
+  const limit = openFileLimit();
+  const n = integerIn(value, 1, 1_000_000);
+  if (limit !== undefined && n >= limit) throw new Error(`${value} is not below this process's open-file limit (${String(limit)})`);
+  return n;
+}
+
+function durationIn(value: string, low: number, high: number): number {
+  const seconds = parseDuration(value);
+  if (seconds < low || seconds > high) throw new Error(`expected ${String(low)} to ${String(high)} seconds, got "${value}"`);
+  return seconds;
+}
 
 function parseRoles(value: string): Role[] {
   const roles = [...new Set(listOf(value))];

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import { openFileLimit } from '../src/dns/server/tcp-limits.ts';
 import { mainScript } from './support/service.ts';
 
 const run = promisify(execFile);
@@ -54,16 +55,31 @@ describe('configuration', () => {
           EDGEPLANE_DNS_CATALOG: 'bad..name',
           EDGEPLANE_DNS_RRL: '-1',
           EDGEPLANE_DNS_RRL_SLIP: 'two',
+          EDGEPLANE_DNS_TCP_MAX_CLIENTS: '0',
+          EDGEPLANE_DNS_TCP_MAX_PER_CLIENT: 'many',
+          EDGEPLANE_DNS_TCP_IDLE_TIMEOUT: '0',
+          EDGEPLANE_DNS_TCP_MAX_PIPELINED: '70000',
         }),
       (e: unknown) => {
         assert.ok(e instanceof ConfigError);
-        for (const name of ['API_LISTEN', 'DATABASE_URL', 'COMPAT', 'LOG_LEVEL', 'ACCESS_TOKEN_TTL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'DNS_UDP_IO', 'DNS_TRANSFER_ALLOW', 'DNS_NOTIFY', 'DNS_NSID', 'DNS_CATALOG', 'DNS_RRL', 'DNS_RRL_SLIP']) {
+        for (const name of ['API_LISTEN', 'DATABASE_URL', 'COMPAT', 'LOG_LEVEL', 'ACCESS_TOKEN_TTL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'DNS_UDP_IO', 'DNS_TRANSFER_ALLOW', 'DNS_NOTIFY', 'DNS_NSID', 'DNS_CATALOG', 'DNS_RRL', 'DNS_RRL_SLIP', 'DNS_TCP_MAX_CLIENTS', 'DNS_TCP_MAX_PER_CLIENT', 'DNS_TCP_IDLE_TIMEOUT', 'DNS_TCP_MAX_PIPELINED']) {
           assert.match(e.message, new RegExp(`EDGEPLANE_${name} \\(--`), name);
         }
         return true;
       },
     );
     assert.throws(() => loadConfig({ EDGEPLANE_API_LISTEN: '0.0.0.0:70000' }), /EDGEPLANE_API_LISTEN/);
+  });
+
+  test('DNS over TCP: caps below the open-file limit, half of it by default, at most 10,000', () => {
+    const limit = openFileLimit();
+    const config = loadConfig({});
+    assert.equal(config.dnsTcpMaxClients, limit === undefined ? 1000 : Math.min(10_000, Math.floor(limit / 2)));
+    assert.deepEqual([config.dnsTcpMaxPerClient, config.dnsTcpIdleTimeoutSeconds, config.dnsTcpMaxPipelined], [64, 10, 100]);
+    assert.equal(loadConfig({ EDGEPLANE_DNS_TCP_IDLE_TIMEOUT: '1m' }).dnsTcpIdleTimeoutSeconds, 60);
+    if (limit !== undefined) {
+      assert.throws(() => loadConfig({ EDGEPLANE_DNS_TCP_MAX_CLIENTS: String(limit) }), /EDGEPLANE_DNS_TCP_MAX_CLIENTS \(--dns-tcp-max-clients\): \d+ is not below this process's open-file limit/);
+    }
   });
 
   test('the process refuses to start on a bad value, with exit code 2 and a clear message', async () => {

@@ -15,7 +15,8 @@ import { respond, type Responder } from './respond.ts';
 import { ResponseCache } from './response-cache.ts';
 import { ServedZones } from './served-zones.ts';
 import { ZoneSync } from './zone-sync.ts';
-import { listenTcp, type TcpHandler, type TcpListener } from './tcp.ts';
+import { listenTcp, type TcpEvents, type TcpHandler, type TcpListener } from './tcp.ts';
+import type { TcpLimits } from './tcp-limits.ts';
 import { ResponseRateLimit, truncated } from './rate-limit.ts';
 import { notAuthorized, transferAllowed, transferMessages, transferQuery } from './transfer.ts';
 import { appendTsig, errorRecord, parseTsigKey, signReplies, verifyRequest } from './tsig.ts';
@@ -76,18 +77,21 @@ export interface DnsSettings {
   rrl: { perSecond: number; slip: number };
   /** Failures injected by the tests (apply-faults.ts); empty otherwise. */
   applyFaults: readonly ApplyFault[];
+  /** Bounds on TCP connections, with the counters every thread shares (tcp-limits.ts). */
+  tcp: TcpLimits;
 }
 
 /**
  * UDP and TCP on one address. Port 0 asks for a free port: TCP takes the one UDP got, and when
  * another program holds that TCP port (UDP and TCP ports are separate spaces), both try again.
  */
-async function bindBoth(options: DnsServerOptions, handler: Handler, tcpHandler: TcpHandler, onError: (e: unknown) => void) {
+async function bindBoth(options: DnsServerOptions, handler: Handler, tcpHandler: TcpHandler, onError: (e: unknown) => void, tcpEvents: TcpEvents) {
   for (let attempt = 1; ; attempt++) {
     const udp = await listenUdp(options.listen, handler, onError, options.shared, options.settings.udpIo);
     const port = udp.port;
     try {
-      return { udp, tcp: await listenTcp({ host: options.listen.host, port }, tcpHandler, onError, options.shared), port };
+      const tcp = await listenTcp({ host: options.listen.host, port }, tcpHandler, onError, { shared: options.shared, limits: options.settings.tcp, events: tcpEvents });
+      return { udp, tcp, port };
     } catch (e) {
       await udp.close();
       const taken = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
@@ -170,7 +174,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
 
   let sockets: { udp: UdpListener; tcp: TcpListener; port: number };
   try {
-    sockets = await bindBoth(options, handler, tcpHandler, onError);
+    sockets = await bindBoth(options, handler, tcpHandler, onError, metrics.tcp);
   } catch (e) {
     await sync.stop();
     await follower?.stop();

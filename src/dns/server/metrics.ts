@@ -1,4 +1,5 @@
-// DNS metrics: queries by transport, type and rcode, answer latency, response cache hits. Label
+// DNS metrics: queries by transport, type and rcode, answer latency, response cache hits, TCP
+// connections open, refused and timed out. Label
 // values come from small fixed sets, so the series stay bounded whatever clients send.
 //
 // Per query, counting is an increment in a typed array; prom-client sees the totals only when the
@@ -6,7 +7,8 @@
 // one included): the histogram is a sample of the distribution, its _count is not the number of
 // queries (edgeplane_dns_queries_total is). Timing and observing every query were a large share of
 // the CPU time of a query answered from the cache.
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { TcpEvents } from './tcp.ts';
 
 type TransportName = 'udp' | 'tcp';
 
@@ -34,6 +36,8 @@ export interface DnsMetrics {
   cache(hit: boolean): void;
   /** A UDP reply over the rate limit (rate-limit.ts), sent truncated or dropped. */
   rateLimited(action: 'slipped' | 'dropped'): void;
+  /** TCP connections (tcp.ts): counted per connection, not per query. */
+  tcp: TcpEvents;
 }
 
 /** The QTYPE of the question in a reply: after the 12-octet header and the (uncompressed) QNAME. */
@@ -91,6 +95,23 @@ export function dnsMetrics(registry: Registry): DnsMetrics {
     labelNames: ['action'] as const,
     registers: [registry],
   });
+  const refused = new Counter({
+    name: 'edgeplane_dns_tcp_refused_total',
+    help: 'TCP connections turned away at accept, by the limit they met (max_clients: all the process may hold; max_per_client: one client address or IPv6 /64)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const timedOut = new Counter({
+    name: 'edgeplane_dns_tcp_timeouts_total',
+    help: 'TCP connections the server closed after the idle timeout, by what they were doing (idle: no query in that time; unread: replies their client did not read)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const open = new Gauge({
+    name: 'edgeplane_dns_tcp_connections',
+    help: 'TCP connections open',
+    registers: [registry],
+  });
   const timers = { udp: latency.labels('udp'), tcp: latency.labels('tcp') };
   const untilTimed = { udp: 1, tcp: 1 };
   return {
@@ -115,5 +136,10 @@ export function dnsMetrics(registry: Registry): DnsMetrics {
       else lookups.miss++;
     },
     rateLimited: (action) => limited.inc({ action }),
+    tcp: {
+      refused: (reason) => refused.inc({ reason }),
+      timedOut: (reason) => timedOut.inc({ reason }),
+      open: (delta) => open.inc(delta),
+    },
   };
 }

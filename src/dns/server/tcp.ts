@@ -1,49 +1,64 @@
-// The TCP listener (RFC 7766): two-octet length framing, pipelined queries answered in order,
-// messages split across reads reassembled, idle connections closed.
+// The TCP listener (RFC 7766): admits connections within the limits shared by every DNS thread
+// (tcp-limits.ts), turning the others away at once with a reset, and serves each admitted one
+// (tcp-connection.ts).
 import net from 'node:net';
 import type { ListenAddress } from '../../config.ts';
 import { answer } from './listener.ts';
+import { serveConnection, type TcpReply, type TimeoutReason } from './tcp-connection.ts';
+import { TcpAdmission, type Refusal, type TcpLimits } from './tcp-limits.ts';
 
 /** Over TCP one query may have several messages in reply (a zone transfer). */
-export type TcpHandler = (message: Buffer, source: string) => Buffer | readonly Buffer[] | undefined;
+export type TcpHandler = (message: Buffer, source: string) => TcpReply;
 
-/** RFC 7766 §6.2.3 suggests seconds, not minutes, for idle connections. */
-const idleTimeoutMs = 10_000;
+/** What the listener reports (metrics.ts). */
+export interface TcpEvents {
+  refused(reason: Refusal): void;
+  timedOut(reason: TimeoutReason): void;
+  /** +1 when a connection is admitted, -1 when it closes. */
+  open(delta: 1 | -1): void;
+}
 
 export interface TcpListener {
   /** Stops accepting and closes every open connection. */
   close(): Promise<void>;
 }
 
-export function listenTcp(address: ListenAddress, handler: TcpHandler, onError: (e: unknown) => void, shared: boolean): Promise<TcpListener> {
+export interface TcpOptions {
+  shared: boolean;
+  limits: TcpLimits;
+  events: TcpEvents;
+}
+
+export function listenTcp(address: ListenAddress, handler: TcpHandler, onError: (e: unknown) => void, options: TcpOptions): Promise<TcpListener> {
   const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    let pending: Buffer = Buffer.alloc(0);
-    socket.setTimeout(idleTimeoutMs, () => socket.destroy());
+  const admission = new TcpAdmission(options.limits);
+  const { events } = options;
+  const onTimeout = (reason: TimeoutReason) => events.timedOut(reason);
+  const server = net.createServer({ allowHalfOpen: true }, (socket) => {
+    const source = socket.remoteAddress;
     socket.on('error', () => socket.destroy());
-    socket.on('data', (chunk: Buffer) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      while (pending.length >= 2) {
-        const size = pending.readUInt16BE(0);
-        if (pending.length < 2 + size) break;
-        const message = pending.subarray(2, 2 + size);
-        pending = pending.subarray(2 + size);
-        const reply = answer(handler, message, socket.remoteAddress ?? '', onError);
-        if (reply === undefined) continue;
-        for (const part of Buffer.isBuffer(reply) ? [reply] : reply) {
-          const framed = Buffer.allocUnsafe(2 + part.length);
-          framed.writeUInt16BE(part.length, 0);
-          part.copy(framed, 2);
-          socket.write(framed);
-        }
-      }
+    if (source === undefined) {
+      socket.destroy();
+      return;
+    }
+    const place = admission.admit(source);
+    if (typeof place === 'string') {
+      events.refused(place);
+      socket.resetAndDestroy();
+      return;
+    }
+    sockets.add(socket);
+    events.open(1);
+    socket.on('close', () => {
+      sockets.delete(socket);
+      admission.release(place);
+      events.open(-1);
     });
+    serveConnection(socket, (message) => answer(handler, message, source, onError), options.limits, onTimeout);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ host: address.host, port: address.port, reusePort: shared }, () => {
+    server.listen({ host: address.host, port: address.port, reusePort: options.shared }, () => {
       server.off('error', reject);
       server.on('error', onError);
       resolve({

@@ -1,0 +1,109 @@
+// One DNS connection over TCP (RFC 7766): two-octet length framing, messages split across reads
+// reassembled, pipelined queries answered in order, and what keeps a client from making the server
+// hold more than a little for it:
+// - replies are written with backpressure: while the connection has `maxPipelined` replies the kernel
+//   has not yet taken, or `maxQueuedBytes` of them, its queries are not answered and its socket is
+//   not read (so the client's own sends stall); a zone transfer's messages are written one by one
+//   under the same rule;
+// - the idle timer (RFC 7766 §6.2.3) is reset only by a query answered or a reply handed to the
+//   kernel, never by a stray byte or a frame that is no query: a client dripping a byte at a time, or
+//   not reading its replies, is closed when it runs out.
+import type net from 'node:net';
+import type { TcpSettings } from './tcp-limits.ts';
+
+/** One query's reply: a zone transfer is several messages, most queries one, some none. */
+export type TcpReply = Buffer | readonly Buffer[] | undefined;
+
+/** Why the server closed a connection: nothing came, or its client did not read what it was sent. */
+export type TimeoutReason = 'idle' | 'unread';
+
+/**
+ * Replies waiting in this process for the kernel to take them before reading stops: one transfer
+ * message. The kernel's own send buffer comes before it; it is bounded by the system (tcp_wmem).
+ */
+const maxQueuedBytes = 16_384;
+const noMessages: readonly Buffer[] = [];
+const noBytes: Buffer = Buffer.alloc(0);
+
+export function serveConnection(socket: net.Socket, answer: (message: Buffer) => TcpReply, limits: Pick<TcpSettings, 'idleTimeoutMs' | 'maxPipelined'>, onTimeout: (reason: TimeoutReason) => void): void {
+  /** Read and not yet answered. */
+  let input = noBytes;
+  /** The messages of a transfer still to write, from `next`. */
+  let messages = noMessages;
+  let next = 0;
+  /** Written to the socket, not yet taken by the kernel. */
+  let unsent = 0;
+  let paused = false;
+  /** The client sent FIN: once everything is answered and written, so does the server. */
+  let ended = false;
+  const timer = setTimeout(() => {
+    onTimeout(unsent > 0 || next < messages.length ? 'unread' : 'idle');
+    socket.destroy();
+  }, limits.idleTimeoutMs);
+
+  const written = (error?: Error | null) => {
+    unsent--;
+    if (error != null) return;
+    timer.refresh();
+    work();
+  };
+  const send = (message: Buffer) => {
+    const framed = Buffer.allocUnsafe(2 + message.length);
+    framed.writeUInt16BE(message.length, 0);
+    message.copy(framed, 2);
+    unsent++;
+    socket.write(framed, written);
+  };
+  /** Writes and answers until the limits stop it (true) or nothing is left to do (false). */
+  const fill = (): boolean => {
+    while (!socket.destroyed) {
+      if (unsent >= limits.maxPipelined || socket.writableLength >= maxQueuedBytes) return true;
+      if (next < messages.length) {
+        send(messages[next++] ?? noBytes);
+        continue;
+      }
+      messages = noMessages;
+      next = 0;
+      if (input.length < 2) break;
+      const size = input.readUInt16BE(0);
+      if (input.length < 2 + size) break;
+      const message = input.subarray(2, 2 + size);
+      input = input.length === 2 + size ? noBytes : input.subarray(2 + size);
+      const reply = answer(message);
+      // What gets no reply (shorter than a header, say) does not count as activity.
+      if (reply === undefined) continue;
+      timer.refresh();
+      if (Buffer.isBuffer(reply)) send(reply);
+      else messages = reply;
+    }
+    return false;
+  };
+  /** Answers what the limits let through, in one system call; reads on only while they allow. */
+  const work = () => {
+    if (socket.destroyed) return;
+    socket.cork();
+    const blocked = fill();
+    socket.uncork();
+    if (blocked) {
+      if (!paused) socket.pause();
+      paused = true;
+    } else if (ended) {
+      if (!socket.writableEnded) socket.end();
+    } else if (paused) {
+      socket.resume();
+      paused = false;
+    }
+  };
+
+  socket.on('data', (chunk: Buffer) => {
+    input = input.length === 0 ? chunk : Buffer.concat([input, chunk]);
+    work();
+  });
+  // The server lets connections half-open, so replies still being written when the client's FIN
+  // arrives are not cut off.
+  socket.on('end', () => {
+    ended = true;
+    work();
+  });
+  socket.on('close', () => clearTimeout(timer));
+}
