@@ -11,7 +11,7 @@ import {
 } from '../store/refresh-tokens.ts';
 import { findUserByEmail, findUserById } from '../store/users.ts';
 import type { AccessTokens } from './jwt.ts';
-import { hashPassword, verifyPassword } from './passwords.ts';
+import type { PasswordHasher } from './password-hasher.ts';
 import { hashSecret, newSecret } from './secrets.ts';
 
 export interface TokenPair {
@@ -22,17 +22,15 @@ export interface TokenPair {
 export interface SessionContext {
   db: Db;
   tokens: AccessTokens;
+  passwords: PasswordHasher;
   refreshTtlSeconds: number;
 }
 
-// Verifying against a throwaway hash when the user does not exist keeps the answer time the
-// same, so login timing does not reveal which e-mail addresses have accounts.
-let decoyHash: Promise<string> | undefined;
-
 export async function login(ctx: SessionContext, email: string, password: string): Promise<TokenPair> {
+  ctx.passwords.admit();
   const user = await findUserByEmail(ctx.db, email);
-  decoyHash ??= hashPassword(newSecret());
-  const valid = await verifyPassword(password, user?.password_hash ?? (await decoyHash));
+  // An unknown user costs the same check as a known one (against a decoy), so timing tells nothing.
+  const valid = await ctx.passwords.verify(password, user?.password_hash);
   if (user === undefined || !valid) throw unauthorized('invalid username or password');
   await deleteExpiredRefreshTokens(ctx.db, user.id, new Date().toISOString());
   return issue(ctx, user.id, user.account_id, randomUUID());

@@ -12,6 +12,7 @@ export function sessionRoutes(app: FastifyInstance, ctx: AppContext): void {
   const sessions: SessionContext = {
     db: ctx.store.db,
     tokens: ctx.accessTokens,
+    passwords: ctx.passwords,
     refreshTtlSeconds: ctx.config.refreshTokenTtlSeconds,
   };
   const loginSchema = {
