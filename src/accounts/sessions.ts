@@ -23,8 +23,12 @@ export interface SessionContext {
   db: Db;
   tokens: AccessTokens;
   passwords: PasswordHasher;
+  accessTtlSeconds: number;
   refreshTtlSeconds: number;
 }
+
+/** Longer than any refresh request takes: covers a pair issued while its session was being revoked. */
+const raceMarginSeconds = 60;
 
 export async function login(ctx: SessionContext, email: string, password: string): Promise<TokenPair> {
   ctx.passwords.admit();
@@ -40,9 +44,12 @@ export async function refresh(ctx: SessionContext, token: string): Promise<Token
   const row = await findRefreshToken(ctx.db, hashSecret(token));
   const now = new Date();
   if (row === undefined || Date.parse(row.expires_at) <= now.getTime()) throw unauthorized('invalid or expired refresh token');
-  if (row.used_at !== null || !(await spendRefreshToken(ctx.db, row.id, now.toISOString()))) {
-    // A spent token presented again means it leaked or a client raced itself: end the session.
-    await revokeFamily(ctx.db, row.family, now.toISOString());
+  if (row.used_at !== null || row.revoked || !(await spendRefreshToken(ctx.db, row.id, now.toISOString()))) {
+    // A spent token presented again means it leaked or a client raced itself: end the session, its
+    // access tokens included. The revocation outlives anything issued in the session, even a pair
+    // that a refresh racing with it issued a moment later.
+    const until = new Date(now.getTime() + (Math.max(ctx.accessTtlSeconds, ctx.refreshTtlSeconds) + raceMarginSeconds) * 1000);
+    await revokeFamily(ctx.db, row.family, now.toISOString(), until.toISOString());
     throw unauthorized('refresh token has already been used');
   }
   const user = await findUserById(ctx.db, row.user_id);
@@ -58,5 +65,5 @@ async function issue(ctx: SessionContext, userId: number, accountId: number, fam
     token_hash: hashSecret(refreshToken),
     expires_at: new Date(Date.now() + ctx.refreshTtlSeconds * 1000).toISOString(),
   });
-  return { access: await ctx.tokens.sign({ userId, accountId }), refresh: refreshToken };
+  return { access: await ctx.tokens.sign({ userId, accountId, session: family }), refresh: refreshToken };
 }

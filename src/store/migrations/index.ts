@@ -8,6 +8,7 @@ import * as dns from './0002_dns.ts';
 import * as security from './0003_security.ts';
 import * as healthcheckIndex from './0004_healthcheck_index.ts';
 import * as zoneCatalog from './0005_zone_catalog.ts';
+import * as revokedSessions from './0006_revoked_sessions.ts';
 
 type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
 
@@ -17,6 +18,7 @@ const steps: Record<string, Step> = {
   '0003_security': security.up,
   '0004_healthcheck_index': healthcheckIndex.up,
   '0005_zone_catalog': zoneCatalog.up,
+  '0006_revoked_sessions': revokedSessions.up,
 };
 
 export function migrations(engine: Engine): Record<string, Migration> {

@@ -13,6 +13,7 @@ export function sessionRoutes(app: FastifyInstance, ctx: AppContext): void {
     db: ctx.store.db,
     tokens: ctx.accessTokens,
     passwords: ctx.passwords,
+    accessTtlSeconds: ctx.config.accessTokenTtlSeconds,
     refreshTtlSeconds: ctx.config.refreshTokenTtlSeconds,
   };
   const loginSchema = {
