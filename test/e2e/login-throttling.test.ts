@@ -60,16 +60,16 @@ for (const engine of engines()) {
       assert.ok(refused >= answers.length / 2, `most of the flood is refused: ${summary}`);
       // Seen from the client, which runs on the same shared cores; without the bound the last ones wait a minute.
       const slowest = Math.max(...answers.map((a) => a.ms));
-      assert.ok(slowest < 10_000, `every login was answered within 10 s, none queued behind the flood (slowest ${slowest.toFixed(0)} ms)`);
+      assert.ok(slowest < 15_000, `every login was answered within 15 s, none queued behind the flood (slowest ${slowest.toFixed(0)} ms)`);
 
       // Seen from the server: the refusals were the hasher's, and each was answered at once.
       const metrics = (await call(service.url, 'GET', '/metrics')).text;
       const counted = Number(/^edgeplane_password_hashes_refused_total (\d+)$/m.exec(metrics)?.[1]);
       assert.ok(counted >= refused / 2, `the hasher refused them (${String(counted)} of ${String(refused)} counted)`);
       const series = (name: string) => Number(new RegExp(`^edgeplane_http_request_duration_seconds_${name}method="POST",route="/iam/auth/jwt/login",status_code="429"\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
-      const quick = series('bucket\\{le="0.1",');
+      const quick = series('bucket\\{le="0.25",');
       const all = series('count\\{');
-      assert.ok(quick >= 0.9 * all, `90% of the refusals took under 100 ms in the server (${String(quick)} of ${String(all)})`);
+      assert.ok(quick >= 0.9 * all, `90% of the refusals took under 250 ms in the server (${String(quick)} of ${String(all)})`);
 
       // A generous bound: the machine is shared and the flood itself is served on the same event loop.
       const quiet = median(baseline);

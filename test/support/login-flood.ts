@@ -51,7 +51,7 @@ async function flood(options: FloodOptions): Promise<FloodAnswer[]> {
     return callFrom(options.url, 'POST', '/iam/auth/jwt/login', {
       localAddress: address,
       agent,
-      timeoutMs: 15_000,
+      timeoutMs: 30_000,
       body: { username, password: 'not the password' },
     }).then((response) => ({ status: response.status, ms: performance.now() - started }));
   };
