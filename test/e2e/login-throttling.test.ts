@@ -105,8 +105,9 @@ for (const engine of engines()) {
       url = service.url;
     });
     after(async () => {
-      await service.dispose();
+      // The addresses go first, whatever became of the service.
       for (const address of [sameA, sameB, other]) execFileSync('ip', ['-6', 'addr', 'del', `${address}/128`, 'dev', 'lo']);
+      await service.dispose();
     });
 
     const attempt = (localAddress: string, n: number) =>
