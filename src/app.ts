@@ -7,6 +7,7 @@ import { bootstrapFirstAccount } from './accounts/accounts.ts';
 import { accessTokens } from './accounts/jwt.ts';
 import { loadOrCreateKey } from './crypto/key-file.ts';
 import { loginLimiter } from './accounts/login-limiter.ts';
+import { passwordHasher, type PasswordHasher } from './accounts/password-hasher.ts';
 import { generatePassword } from './accounts/passwords.ts';
 import type { Config } from './config.ts';
 import { sealer } from './crypto/sealed.ts';
@@ -32,7 +33,8 @@ type Stop = () => Promise<void>;
 
 async function startApi(config: Config, store: Store, logger: Logger, shared: { changes: ChangeFeed; metrics: Metrics; secretKey: Uint8Array }, stops: Stop[]): Promise<string> {
   const { changes, metrics } = shared;
-  await bootstrap(config, store);
+  const passwords = passwordHasher({ concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue }, metrics.registry);
+  await bootstrap(config, store, passwords);
   await reportOwnershipConflicts(store.db, logger, config.zoneAllowReserved);
   const key = loadOrCreateKey(config.dataDir, 'jwt-signing.key', config.jwtSecret);
   const delivery = startWebhookDelivery({ db: store.db, logger, allowPrivate: config.webhookAllowPrivate });
@@ -47,6 +49,7 @@ async function startApi(config: Config, store: Store, logger: Logger, shared: { 
     logger,
     accessTokens: accessTokens(key, config.accessTokenTtlSeconds),
     loginLimiter: loginLimiter(),
+    passwords,
     dns,
     security,
     metrics,
@@ -120,9 +123,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 }
 
 /** First start on an empty store: create the operators' account and tell how to log in. */
-async function bootstrap(config: Config, store: Store): Promise<void> {
+async function bootstrap(config: Config, store: Store, passwords: PasswordHasher): Promise<void> {
   const password = config.adminPassword ?? generatePassword();
-  if (!(await bootstrapFirstAccount(store.db, config.adminEmail, password))) return;
+  if (!(await bootstrapFirstAccount(store.db, passwords, config.adminEmail, password))) return;
   // Printed once, outside the JSON log, so the generated password never lands in log storage.
   const how = config.adminPassword === undefined
     ? `with the generated password ${password} (shown only this once)`

@@ -65,6 +65,9 @@ export interface Config {
   logLevel: LogLevel;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
+  /** Password hashes computed at once, and how many more may wait (see accounts/password-hasher.ts). */
+  passwordHashConcurrency: number;
+  passwordHashQueue: number;
   /** HMAC key for access tokens; undefined means the key file in the data dir. */
   jwtSecret: string | undefined;
   /** Key sealing private keys at rest; undefined means the key file in the data dir. */
@@ -230,6 +233,17 @@ export const settings = {
     description: 'Lifetime of refresh tokens (seconds, or with s/m/h/d suffix)',
     default: '24h',
   },
+  passwordHashConcurrency: {
+    env: 'EDGEPLANE_PASSWORD_HASH_CONCURRENCY',
+    flag: 'password-hash-concurrency',
+    description: 'Password hashes (Argon2id, 19 MiB each) computed at once by logins and user creation; unset: one less than the cores, at most one less than libuv\'s threadpool (UV_THREADPOOL_SIZE, 4 by default), at least 1',
+  },
+  passwordHashQueue: {
+    env: 'EDGEPLANE_PASSWORD_HASH_QUEUE',
+    flag: 'password-hash-queue',
+    description: 'Password hashes that may wait for one of those; past that, a login or user creation answers 429 with Retry-After at once',
+    default: '8',
+  },
   jwtSecret: {
     env: 'EDGEPLANE_JWT_SECRET',
     flag: 'jwt-secret',
@@ -338,6 +352,8 @@ export function loadConfig(
     logLevel: check('logLevel', (v) => oneOf(v, logLevels), 'info'),
     accessTokenTtlSeconds: check('accessTokenTtl', parseDuration, 3600),
     refreshTokenTtlSeconds: check('refreshTokenTtl', parseDuration, 86400),
+    passwordHashConcurrency: check('passwordHashConcurrency', (v) => integerIn(v, 1, 1024), defaultHashConcurrency(env)),
+    passwordHashQueue: check('passwordHashQueue', (v) => integerIn(v, 0, 100_000), 8),
     jwtSecret: check('jwtSecret', parseSecret, undefined),
     secretKey: check('secretKey', parseSecret, undefined),
     nameservers: check('nameservers', parseNameservers, []),
@@ -363,6 +379,15 @@ function testFaults(env: NodeJS.ProcessEnv, problems: string[]): ApplyFault[] {
     problems.push(`${applyFaultsEnv}: ${(e as Error).message}`);
     return [];
   }
+}
+
+/**
+ * The main thread keeps a core for answering requests, and libuv's threadpool a thread for file and
+ * DNS-lookup work, whatever the hashing does.
+ */
+function defaultHashConcurrency(env: NodeJS.ProcessEnv): number {
+  const threadpool = Number(env['UV_THREADPOOL_SIZE'] ?? '') || 4;
+  return Math.max(1, Math.min(os.availableParallelism() - 1, threadpool - 1));
 }
 
 function parseListen(value: string): ListenAddress {

@@ -30,7 +30,7 @@ export const unauthorized = (message = 'authentication required') => new ApiErro
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);
 export const conflict = (message: string) => new ApiError(409, 'conflict', message);
-export const throttled = (retryAfterSeconds: number) =>
-  new ApiError(429, 'too_many_requests', 'too many requests, retry later', {
+export const throttled = (retryAfterSeconds: number, message = 'too many requests, retry later') =>
+  new ApiError(429, 'too_many_requests', message, {
     headers: { 'retry-after': String(retryAfterSeconds) },
   });

@@ -3,6 +3,7 @@
 // Every command reads the same configuration (environment, then flags).
 import { parseArgs } from 'node:util';
 import { createAccount } from './accounts/accounts.ts';
+import { passwordHasher } from './accounts/password-hasher.ts';
 import { startService, stopOnSignals } from './app.ts';
 import { ConfigError, configFlags, loadConfig, parseEmail, settings, type Config } from './config.ts';
 import { ApiError } from './errors.ts';
@@ -69,7 +70,8 @@ async function main(argv: string[]): Promise<void> {
       if (values.email === undefined || values.password === undefined) throw new ConfigError('account create needs --email and --password');
       if (values.password.length < 8) throw new ConfigError('--password must be at least 8 characters');
       const input = { email: parseEmail(values.email), password: values.password, name: values.name };
-      const account = await withStore(config, (store) => createAccount(store.db, input));
+      const passwords = passwordHasher({ concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue });
+      const account = await withStore(config, (store) => createAccount(store.db, passwords, input));
       process.stdout.write(`${JSON.stringify(account)}\n`);
       return;
     }

@@ -5,7 +5,7 @@ import type { Db } from '../store/database.ts';
 import { countAccounts, findAccount, insertAccount } from '../store/accounts.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { insertUser, listAccountUsers } from '../store/users.ts';
-import { hashPassword } from './passwords.ts';
+import type { PasswordHasher } from './password-hasher.ts';
 import { accountView } from './views.ts';
 
 export interface NewAccount {
@@ -14,8 +14,8 @@ export interface NewAccount {
   name?: string | undefined;
 }
 
-export async function createAccount(db: Db, input: NewAccount, operator = false) {
-  const password_hash = await hashPassword(input.password);
+export async function createAccount(db: Db, passwords: PasswordHasher, input: NewAccount, operator = false) {
+  const password_hash = await passwords.hash(input.password);
   const name = input.name ?? input.email;
   try {
     const account = await db.transaction().execute(async (tx) => {
@@ -46,10 +46,10 @@ export async function describeAccount(db: Db, accountId: number, currentUserId: 
  * Creates the operators' account and its administrator when the store has no account yet.
  * Returns whether it did; several nodes starting at once are safe (the e-mail is unique).
  */
-export async function bootstrapFirstAccount(db: Db, email: string, password: string): Promise<boolean> {
+export async function bootstrapFirstAccount(db: Db, passwords: PasswordHasher, email: string, password: string): Promise<boolean> {
   if ((await countAccounts(db)) > 0) return false;
   try {
-    await createAccount(db, { email, password, name: 'operators' }, true);
+    await createAccount(db, passwords, { email, password, name: 'operators' }, true);
     return true;
   } catch (e) {
     if (e instanceof ApiError && e.status === 409) return false;

@@ -1,7 +1,10 @@
-// Login throttling: 5 attempts per second per source address and, separately, per username,
-// so neither one address nor a spread of addresses can hammer one account.
+// Login throttling: 5 attempts per second per client and, separately, per username, so neither one
+// client nor a spread of clients can hammer one account. A client is its IPv4 address or its IPv6
+// /64 (net/client-key.ts): one subscriber holds a whole /64 and could otherwise rotate addresses.
+// What a spread over many clients and usernames still gets through is bounded by the password hasher.
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { throttled } from '../errors.ts';
+import { clientKey } from '../net/client-key.ts';
 
 const perSecond = 5;
 
@@ -16,7 +19,7 @@ export function loginLimiter(): LoginLimiter {
   return {
     consume: async (address, username) => {
       try {
-        await byAddress.consume(address);
+        await byAddress.consume(clientKey(address));
         if (username !== '') await byUser.consume(username.toLowerCase());
       } catch (e) {
         if (!(e instanceof RateLimiterRes)) throw e;

@@ -1,5 +1,6 @@
 // Who is calling: resolved from the Authorization header on every authenticated request.
-// The user is read afresh each time, so a deleted user or a demoted issuer takes effect at once.
+// The user is read afresh each time, so a deleted user or a demoted issuer takes effect at once; so
+// is an access token's session, so a session revoked on any API node is refused on every node.
 import { unauthorized } from '../errors.ts';
 import type { Db } from '../store/database.ts';
 import { findApiTokenForAuth, touchApiToken } from '../store/api-tokens.ts';
@@ -34,8 +35,9 @@ export async function authenticate(db: Db, tokens: AccessTokens, header: string 
 
 async function fromAccessToken(db: Db, tokens: AccessTokens, jwt: string): Promise<Principal> {
   const claims = await tokens.verify(jwt);
-  const user = claims && (await findUserForAuth(db, claims.userId));
+  const user = claims && (await findUserForAuth(db, claims.userId, claims.session));
   if (claims === undefined || user?.account_id !== claims.accountId) throw unauthorized('invalid or expired access token');
+  if (user.session_revoked) throw unauthorized('this login was ended because one of its refresh tokens was used twice; log in again');
   return principalOf(user.account_id, user.id, asRole(user.role), user.operator, undefined);
 }
 

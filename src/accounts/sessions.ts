@@ -11,7 +11,7 @@ import {
 } from '../store/refresh-tokens.ts';
 import { findUserByEmail, findUserById } from '../store/users.ts';
 import type { AccessTokens } from './jwt.ts';
-import { hashPassword, verifyPassword } from './passwords.ts';
+import type { PasswordHasher } from './password-hasher.ts';
 import { hashSecret, newSecret } from './secrets.ts';
 
 export interface TokenPair {
@@ -22,17 +22,19 @@ export interface TokenPair {
 export interface SessionContext {
   db: Db;
   tokens: AccessTokens;
+  passwords: PasswordHasher;
+  accessTtlSeconds: number;
   refreshTtlSeconds: number;
 }
 
-// Verifying against a throwaway hash when the user does not exist keeps the answer time the
-// same, so login timing does not reveal which e-mail addresses have accounts.
-let decoyHash: Promise<string> | undefined;
+/** Longer than any refresh request takes: covers a pair issued while its session was being revoked. */
+const raceMarginSeconds = 60;
 
 export async function login(ctx: SessionContext, email: string, password: string): Promise<TokenPair> {
+  ctx.passwords.admit();
   const user = await findUserByEmail(ctx.db, email);
-  decoyHash ??= hashPassword(newSecret());
-  const valid = await verifyPassword(password, user?.password_hash ?? (await decoyHash));
+  // An unknown user costs the same check as a known one (against a decoy), so timing tells nothing.
+  const valid = await ctx.passwords.verify(password, user?.password_hash);
   if (user === undefined || !valid) throw unauthorized('invalid username or password');
   await deleteExpiredRefreshTokens(ctx.db, user.id, new Date().toISOString());
   return issue(ctx, user.id, user.account_id, randomUUID());
@@ -42,9 +44,12 @@ export async function refresh(ctx: SessionContext, token: string): Promise<Token
   const row = await findRefreshToken(ctx.db, hashSecret(token));
   const now = new Date();
   if (row === undefined || Date.parse(row.expires_at) <= now.getTime()) throw unauthorized('invalid or expired refresh token');
-  if (row.used_at !== null || !(await spendRefreshToken(ctx.db, row.id, now.toISOString()))) {
-    // A spent token presented again means it leaked or a client raced itself: end the session.
-    await revokeFamily(ctx.db, row.family, now.toISOString());
+  if (row.used_at !== null || row.revoked || !(await spendRefreshToken(ctx.db, row.id, now.toISOString()))) {
+    // A spent token presented again means it leaked or a client raced itself: end the session, its
+    // access tokens included. The revocation outlives anything issued in the session, even a pair
+    // that a refresh racing with it issued a moment later.
+    const until = new Date(now.getTime() + (Math.max(ctx.accessTtlSeconds, ctx.refreshTtlSeconds) + raceMarginSeconds) * 1000);
+    await revokeFamily(ctx.db, row.family, now.toISOString(), until.toISOString());
     throw unauthorized('refresh token has already been used');
   }
   const user = await findUserById(ctx.db, row.user_id);
@@ -60,5 +65,5 @@ async function issue(ctx: SessionContext, userId: number, accountId: number, fam
     token_hash: hashSecret(refreshToken),
     expires_at: new Date(Date.now() + ctx.refreshTtlSeconds * 1000).toISOString(),
   });
-  return { access: await ctx.tokens.sign({ userId, accountId }), refresh: refreshToken };
+  return { access: await ctx.tokens.sign({ userId, accountId, session: family }), refresh: refreshToken };
 }

@@ -3,7 +3,7 @@ import { conflict, notFound } from '../errors.ts';
 import type { Db } from '../store/database.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { deleteAccountUser, findAccountUser, insertUser, listAccountUsers, type UserRow } from '../store/users.ts';
-import { hashPassword } from './passwords.ts';
+import type { PasswordHasher } from './password-hasher.ts';
 import type { Principal } from './principal.ts';
 import type { Role } from './roles.ts';
 import { userView } from './views.ts';
@@ -16,8 +16,8 @@ export interface NewUser {
 }
 
 /** Inserts a user; a taken e-mail address (in any account) is a 409. */
-async function insertNewUser(db: Db, accountId: number, user: NewUser): Promise<UserRow> {
-  const password_hash = await hashPassword(user.password);
+async function insertNewUser(db: Db, passwords: PasswordHasher, accountId: number, user: NewUser): Promise<UserRow> {
+  const password_hash = await passwords.hash(user.password);
   try {
     return await insertUser(db, {
       account_id: accountId,
@@ -32,8 +32,8 @@ async function insertNewUser(db: Db, accountId: number, user: NewUser): Promise<
   }
 }
 
-export async function addUser(db: Db, caller: Principal, user: NewUser) {
-  return userView(await insertNewUser(db, caller.accountId, user));
+export async function addUser(db: Db, passwords: PasswordHasher, caller: Principal, user: NewUser) {
+  return userView(await insertNewUser(db, passwords, caller.accountId, user));
 }
 
 export async function listUsers(db: Db, caller: Principal) {

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Metrics } from '../metrics.ts';
 import type { AccessTokens } from '../accounts/jwt.ts';
 import type { LoginLimiter } from '../accounts/login-limiter.ts';
+import type { PasswordHasher } from '../accounts/password-hasher.ts';
 import type { Config } from '../config.ts';
 import type { DnsContext } from '../dns/context.ts';
 import type { SecurityContext } from '../security/context.ts';
@@ -14,6 +15,7 @@ export interface AppContext {
   logger: FastifyBaseLogger;
   accessTokens: AccessTokens;
   loginLimiter: LoginLimiter;
+  passwords: PasswordHasher;
   dns: DnsContext;
   security: SecurityContext;
   metrics: Metrics;

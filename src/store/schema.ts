@@ -37,12 +37,20 @@ export interface ApiTokensTable {
 export interface RefreshTokensTable {
   id: Generated<number>;
   user_id: number;
-  /** Every rotation of one login shares a family; reuse of a spent token voids the family. */
+  /** Every rotation of one login shares a family (the session id); reuse of a spent token voids it. */
   family: string;
   token_hash: string;
   expires_at: string;
   used_at: string | null;
   created_at: string;
+}
+
+export interface RevokedSessionsTable {
+  /** A refresh-token family whose access tokens are refused. */
+  session: string;
+  revoked_at: string;
+  /** When the last access token issued in it has expired: the row may go. */
+  expires_at: string;
 }
 
 export interface ZonesTable {
@@ -189,6 +197,7 @@ export interface Tables {
   users: UsersTable;
   api_tokens: ApiTokensTable;
   refresh_tokens: RefreshTokensTable;
+  revoked_sessions: RevokedSessionsTable;
   zones: ZonesTable;
   rrsets: RrsetsTable;
   records: RecordsTable;

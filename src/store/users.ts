@@ -9,14 +9,20 @@ export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** A user with their account's operator flag, in one query (authentication of access tokens). */
-export function findUserForAuth(db: Db, id: number) {
-  return db
+/**
+ * A user with their account's operator flag and whether the session an access token was issued in
+ * has been revoked: one query, one round trip, for every request made with an access token.
+ */
+export async function findUserForAuth(db: Db, id: number, session: string) {
+  const row = await db
     .selectFrom('users')
     .innerJoin('accounts', 'accounts.id', 'users.account_id')
     .select(['users.id', 'users.account_id', 'users.role', 'accounts.operator'])
+    .select((eb) => eb.exists(eb.selectFrom('revoked_sessions').select('session').where('session', '=', session)).as('session_revoked'))
     .where('users.id', '=', id)
     .executeTakeFirst();
+  // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
+  return row && { ...row, session_revoked: Boolean(row.session_revoked) };
 }
 
 export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {

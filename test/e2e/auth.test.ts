@@ -54,6 +54,49 @@ for (const engine of engines()) {
       assertError(await call(url, 'POST', '/iam/auth/jwt/refresh', { body: { token: second.body.refresh } }), 401);
     });
 
+    test('a replayed refresh token ends its session: its access tokens are refused on every API node, other sessions go on', async () => {
+      const first = await login(url, adminEmail, adminPassword);
+      const other = await login(url, adminEmail, adminPassword);
+      const rotated = await call(url, 'POST', '/iam/auth/jwt/refresh', { body: { refresh: first.refresh } });
+      assert.equal(rotated.status, 200);
+      // Another API node on the same store and signing key.
+      const node = await service.sibling({ EDGEPLANE_ROLES: 'api' });
+      try {
+        const me = (base: string, access: string) => call(base, 'GET', '/iam/clients/me', { auth: bearer(access) });
+        for (const base of [url, node.url]) {
+          for (const access of [first.access, rotated.body.access, other.access]) assert.equal((await me(base, access)).status, 200);
+        }
+        // The replay reaches the other node; the revocation holds on both.
+        assertError(await call(node.url, 'POST', '/iam/auth/jwt/refresh', { body: { refresh: first.refresh } }), 401);
+        for (const base of [url, node.url]) {
+          for (const access of [first.access, rotated.body.access]) {
+            const refused = await me(base, access);
+            assertError(refused, 401, 'unauthorized');
+            assert.match(refused.body.error, /log in again/);
+          }
+          assert.equal((await me(base, other.access)).status, 200, 'another login of the same user is untouched');
+        }
+        assertError(await call(url, 'POST', '/iam/auth/jwt/refresh', { body: { refresh: rotated.body.refresh } }), 401);
+        assert.equal((await call(url, 'POST', '/iam/auth/jwt/refresh', { body: { refresh: other.refresh } })).status, 200);
+      } finally {
+        await node.dispose();
+      }
+    });
+
+    test('an access token that names no session (as issued before sessions were named) is refused', async () => {
+      const key = Buffer.from(fs.readFileSync(path.join(service.dataDir, 'jwt-signing.key'), 'utf8'), 'base64');
+      const { access } = await login(url, adminEmail, adminPassword);
+      const claims = JSON.parse(Buffer.from(access.split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
+      assert.equal(typeof claims['sid'], 'string');
+      const sessionless = await new SignJWT({ client_id: claims['client_id'], token_type: 'access' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(String(claims['sub']))
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(key);
+      assertError(await call(url, 'GET', '/iam/clients/me', { auth: bearer(sessionless) }), 401, 'unauthorized');
+    });
+
     test('refresh accepts the {"token": ...} spelling; garbage and missing tokens are refused', async () => {
       const pair = await login(url, adminEmail, adminPassword);
       assert.equal((await call(url, 'POST', '/iam/auth/jwt/refresh', { body: { token: pair.refresh } })).status, 200);

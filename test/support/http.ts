@@ -1,4 +1,6 @@
-// A small JSON client over fetch for the tests.
+// A small JSON client over fetch for the tests, and one over node:http that sends from a chosen
+// local address (fetch cannot): on Linux all of 127.0.0.0/8 is loopback, so one test can be many clients.
+import http from 'node:http';
 
 export interface Response<T = unknown> {
   status: number;
@@ -32,6 +34,54 @@ export async function call<T = any>(base: string, method: string, path: string, 
     parsed = undefined;
   }
   return { status: response.status, headers: response.headers, body: parsed as T, text };
+}
+
+export interface FromOptions {
+  /** The address the connection comes from: any of 127.0.0.0/8, or an IPv6 address on the loopback. */
+  localAddress: string;
+  /** Reuses connections (keep-alive agents pool per local address); default: a new one each time. */
+  agent?: http.Agent;
+  /** Gives up after this long with status 0; default 30 s. */
+  timeoutMs?: number;
+}
+
+/** As `call`, sent from `options.localAddress`; status 0 when the request failed or timed out. */
+export function callFrom<T = any>(base: string, method: string, path: string, options: RequestOptions & FromOptions): Promise<Response<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.auth !== undefined) headers['authorization'] = options.auth;
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return new Promise((resolve) => {
+    const failed = (text: string) => resolve({ status: 0, headers: new Headers(), body: undefined as T, text });
+    const request = http.request(`${base}${path}`, {
+      method,
+      headers,
+      localAddress: options.localAddress,
+      ...(options.agent === undefined ? {} : { agent: options.agent }),
+      timeout: options.timeoutMs ?? 30_000,
+    }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', (e) => failed(e.message));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        let parsed: unknown;
+        try {
+          parsed = text === '' ? undefined : JSON.parse(text);
+        } catch {
+          parsed = undefined;
+        }
+        const received = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (typeof value === 'string') received.set(name, value);
+        }
+        resolve({ status: response.statusCode ?? 0, headers: received, body: parsed as T, text });
+      });
+    });
+    request.on('timeout', () => request.destroy(new Error('timed out')));
+    request.on('error', (e) => failed(e.message));
+    request.end(body);
+  });
 }
 
 /** Logs in as a real client does: a 429 is retried after its Retry-After. */

@@ -10,6 +10,7 @@ import * as healthcheckIndex from './0004_healthcheck_index.ts';
 import * as zoneCatalog from './0005_zone_catalog.ts';
 import * as hostClaims from './0006_host_claims.ts';
 import * as zoneVersions from './0007_zone_versions.ts';
+import * as revokedSessions from './0008_revoked_sessions.ts';
 
 type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
 
@@ -21,6 +22,7 @@ const steps: Record<string, Step> = {
   '0005_zone_catalog': zoneCatalog.up,
   '0006_host_claims': hostClaims.up,
   '0007_zone_versions': zoneVersions.up,
+  '0008_revoked_sessions': revokedSessions.up,
 };
 
 export function migrations(engine: Engine): Record<string, Migration> {

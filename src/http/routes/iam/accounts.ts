@@ -29,9 +29,9 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
         tags: ['iam'],
         summary: 'Create an account with its first administrator (platform operators only)',
         body: NewAccountBody,
-        response: { 201: Type.Ref('Account'), ...errors(400, 401, 403, 409) },
+        response: { 201: Type.Ref('Account'), ...errors(400, 401, 403, 409, 429) },
       },
     },
-    async (request, reply) => reply.code(201).send(await createAccount(db, request.body)),
+    async (request, reply) => reply.code(201).send(await createAccount(db, ctx.passwords, request.body)),
   );
 }

@@ -12,6 +12,8 @@ export function sessionRoutes(app: FastifyInstance, ctx: AppContext): void {
   const sessions: SessionContext = {
     db: ctx.store.db,
     tokens: ctx.accessTokens,
+    passwords: ctx.passwords,
+    accessTtlSeconds: ctx.config.accessTokenTtlSeconds,
     refreshTtlSeconds: ctx.config.refreshTokenTtlSeconds,
   };
   const loginSchema = {

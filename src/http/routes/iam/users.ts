@@ -31,7 +31,7 @@ export function userRoutes(app: FastifyInstance, ctx: AppContext): void {
         tags: ['iam'],
         summary: 'Add a user to the caller\'s account (administrators)',
         body: NewUserBody,
-        response: { 201: Type.Ref('User'), ...errors(400, 401, 403, 409) },
+        response: { 201: Type.Ref('User'), ...errors(400, 401, 403, 409, 429) },
       },
     },
     async (request, reply) => {
@@ -39,7 +39,7 @@ export function userRoutes(app: FastifyInstance, ctx: AppContext): void {
       const requested = roleRef ?? userRole;
       const role = requested === undefined ? 'Users' : parseRole(requested);
       if (role === undefined) throw invalid('unknown role', { role: 'expected Administrators, Users or Read-only' });
-      return reply.code(201).send(await addUser(db, principal(request), { ...rest, role }));
+      return reply.code(201).send(await addUser(db, ctx.passwords, principal(request), { ...rest, role }));
     },
   );
 
