@@ -2,6 +2,7 @@
 // detail by the use cases (field-level errors for content, pickers and meta); these schemas set the
 // outer shape.
 import { Type } from 'typebox';
+import { BoundedInteger, maxOffset } from './common.ts';
 
 const Meta = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.String()], {
   description: 'An object, or a string holding a JSON object; keys `webhook` (URL) and `webhook_method` are acted on',
@@ -47,8 +48,8 @@ export const RrsetBody = Type.Object({
 
 const direction = Type.Union([Type.Literal('asc'), Type.Literal('desc')]);
 const paging = {
-  offset: Type.Integer({ minimum: 0, default: 0 }),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'absent: everything' })),
+  offset: BoundedInteger({ minimum: 0, maximum: maxOffset, default: 0 }),
+  limit: Type.Optional(BoundedInteger({ minimum: 1, maximum: 100000, description: 'absent: everything' })),
   order_direction: Type.Optional(direction),
 };
 

@@ -1,0 +1,67 @@
+// Hostile and malformed input through the HTTP API: every answer is a 4xx in the error model, never a
+// 500, on every store engine.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { assertError } from '../support/assertions.ts';
+import { engines } from '../support/engines.ts';
+import { apiKey, bearer, call, login } from '../support/http.ts';
+import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
+
+/** Numbers no store column holds, written as clients might. */
+const hugeNumbers = ['9223372036854775808', '1e309', '-1e309', '123456789012345678901234567890', '2147483648'];
+
+for (const engine of engines()) {
+  describe(`bad input is a 4xx (${engine})`, () => {
+    let service: Service;
+    let url: string;
+    let auth: string;
+    let clientId: number;
+    before(async () => {
+      service = await startService({ engine });
+      url = service.url;
+      auth = bearer((await login(url, adminEmail, adminPassword)).access);
+      clientId = (await call(url, 'GET', '/iam/clients/me', { auth })).body.id;
+      assert.equal((await call(url, 'POST', '/dns/v2/zones', { auth, body: { name: 'bounds.example' } })).status, 200);
+    });
+    after(() => service.dispose());
+
+    test('offset and limit beyond what the stores take: 400 naming the parameter', async () => {
+      for (const value of hugeNumbers) {
+        for (const list of ['/dns/v2/zones', '/dns/v2/zones/bounds.example/rrsets']) {
+          for (const parameter of ['offset', 'limit']) {
+            const response = await call(url, 'GET', `${list}?${parameter}=${value}`, { auth });
+            assertError(response, 400, 'invalid_input');
+            assert.ok(parameter in response.body.fields, response.text);
+          }
+        }
+      }
+      // The largest offset still answers (an empty page).
+      const last = await call(url, 'GET', '/dns/v2/zones?offset=2147483647', { auth });
+      assert.equal(last.status, 200, last.text);
+      assert.deepEqual(last.body.zones, []);
+    });
+
+    test('ids beyond what the stores take: 400 on users, resources, clients and tokens', async () => {
+      for (const value of hugeNumbers) {
+        for (const [method, path] of [
+          ['GET', `/iam/users/${value}`],
+          ['DELETE', `/iam/users/${value}`],
+          ['GET', `/security/resources/${value}`],
+          ['DELETE', `/security/resources/${value}`],
+          ['GET', `/iam/v2/clients/${value}/tokens`],
+          ['GET', `/iam/v2/clients/${clientId}/tokens/${value}`],
+          ['DELETE', `/iam/v2/clients/${clientId}/tokens/${value}`],
+        ] as const) {
+          assertError(await call(url, method, path, { auth }), 400, 'invalid_input');
+        }
+      }
+      assertError(await call(url, 'PUT', '/security/resources/1e309', { auth, body: { name: 'a.bounds.example' } }), 400, 'invalid_input');
+    });
+
+    test('an API key whose id no store holds is a 401, not a 500', async () => {
+      for (const id of ['2147483648', '999999999999999', '99999999999999999999', '1e309']) {
+        assertError(await call(url, 'GET', '/iam/clients/me', { auth: apiKey(`${id}_abcdefghijklmnopqrstuvwxyz`) }), 401, 'unauthorized');
+      }
+    });
+  });
+}
