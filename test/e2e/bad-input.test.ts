@@ -1,6 +1,7 @@
 // Hostile and malformed input through the HTTP API: every answer is a 4xx in the error model, never a
 // 500, on every store engine.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { assertError } from '../support/assertions.ts';
 import { engines } from '../support/engines.ts';
@@ -9,6 +10,23 @@ import { adminEmail, adminPassword, startService, type Service } from '../suppor
 
 /** Numbers no store column holds, written as clients might. */
 const hugeNumbers = ['9223372036854775808', '1e309', '-1e309', '123456789012345678901234567890', '2147483648'];
+
+/** Sends bytes on a fresh TCP connection and reads until the server closes it. */
+function rawExchange(url: string, request: string | Buffer): Promise<{ status: number; headers: string; body: any }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(request));
+    const chunks: Buffer[] = [];
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer in 10 s')));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString();
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), headers: head.toLowerCase(), body: JSON.parse(body) });
+    });
+  });
+}
 
 for (const engine of engines()) {
   describe(`bad input is a 4xx (${engine})`, () => {
@@ -56,6 +74,26 @@ for (const engine of engines()) {
         }
       }
       assertError(await call(url, 'PUT', '/security/resources/1e309', { auth, body: { name: 'a.bounds.example' } }), 400, 'invalid_input');
+    });
+
+    test('requests the HTTP parser refuses are answered in the error model, and the connection closed', async () => {
+      const cases: [string, string | Buffer, number, string][] = [
+        ['Content-Length with Transfer-Encoding', 'POST /iam/auth/jwt/login HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, 'bad_request'],
+        ['two Content-Lengths', 'POST /iam/auth/jwt/login HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}', 400, 'bad_request'],
+        ['NUL in the path', Buffer.from('GET /healthz\0/x HTTP/1.1\r\nHost: a\r\n\r\n'), 400, 'bad_request'],
+        ['not HTTP', 'HELLO THERE\r\n\r\n', 400, 'bad_request'],
+        ['oversized headers', `GET /healthz HTTP/1.1\r\nHost: a\r\nX-Filler: ${'a'.repeat(32 * 1024)}\r\n\r\n`, 431, 'header_too_large'],
+        ['oversized request line', `GET /${'a'.repeat(32 * 1024)} HTTP/1.1\r\nHost: a\r\n\r\n`, 431, 'header_too_large'],
+      ];
+      for (const [label, request, status, code] of cases) {
+        const response = await rawExchange(url, request);
+        assert.equal(response.status, status, label);
+        assert.match(response.headers, /content-type: application\/json/, label);
+        assert.equal(response.body.code, code, label);
+        assert.equal(typeof response.body.error, 'string', label);
+      }
+      // The service is still there.
+      assert.equal((await call(url, 'GET', '/healthz')).status, 200);
     });
 
     test('an API key whose id no store holds is a 401, not a 500', async () => {
