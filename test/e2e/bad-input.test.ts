@@ -96,6 +96,27 @@ for (const engine of engines()) {
       assert.equal((await call(url, 'GET', '/healthz')).status, 200);
     });
 
+    test('zone import: JSON bodies keep the 1 MiB limit, text/plain the 10 MiB one; bare JSON values are refused', async () => {
+      const importPath = '/dns/v2/zones/bounds.example/import';
+      const rrsets = async () => (await call(url, 'GET', '/dns/v2/zones/bounds.example/rrsets', { auth })).body.total_amount as number;
+      const before = await rrsets();
+      const padded = (name: string) => `; ${'x'.repeat(1200 * 1024)}\n${name} 300 IN A 192.0.2.1\n`;
+      assertError(await call(url, 'POST', importPath, { auth, body: { content: padded('json') } }), 413, 'body_too_large');
+      assert.equal(await rrsets(), before);
+      for (const raw of [JSON.stringify('scalar 300 IN A 192.0.2.1\n'), '42', 'true', 'null', '["array 300 IN A 192.0.2.1"]']) {
+        const response = await call(url, 'POST', importPath, { auth, raw });
+        assertError(response, 400, 'invalid_input');
+      }
+      const notText = await call(url, 'POST', importPath, { auth, body: { content: 42 } });
+      assertError(notText, 400, 'invalid_input');
+      assert.ok('content' in notText.body.fields, notText.text);
+      assert.equal(await rrsets(), before);
+      // The same file as text/plain is within its limit.
+      const text = await call(url, 'POST', importPath, { auth, raw: padded('text'), contentType: 'text/plain' });
+      assert.equal(text.status, 200, text.text);
+      assert.deepEqual(text.body.created.map((c: { name: string }) => c.name), ['text.bounds.example']);
+    });
+
     test('an API key whose id no store holds is a 401, not a 500', async () => {
       for (const id of ['2147483648', '999999999999999', '99999999999999999999', '1e309']) {
         assertError(await call(url, 'GET', '/iam/clients/me', { auth: apiKey(`${id}_abcdefghijklmnopqrstuvwxyz`) }), 401, 'unauthorized');
