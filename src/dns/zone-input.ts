@@ -2,7 +2,7 @@
 // update and take the documented defaults on create; every problem is reported with its field.
 import { invalid, type FieldErrors } from '../errors.ts';
 import { validateWebhookUrl } from '../events/webhook-target.ts';
-import { canonicalName, NameError } from './names.ts';
+import { canonicalName, NameError, trimName } from './names.ts';
 import { contactProblem, maxSerial, soaBounds } from './soa.ts';
 
 export interface ZoneBody {
@@ -74,9 +74,10 @@ function zoneMeta(value: unknown, fields: FieldErrors): string | undefined {
 }
 
 export function zoneName(value: unknown): string {
-  if (typeof value !== 'string') throw invalid('zone name is required', { name: 'must be a domain name' });
+  if (value === undefined) throw invalid('zone name is required', { name: 'must be a domain name' });
+  if (typeof value !== 'string') throw invalid('zone name must be a string', { name: 'must be a domain name (a string)' });
   try {
-    return canonicalName(value.trim());
+    return canonicalName(trimName(value));
   } catch (e) {
     if (e instanceof NameError) throw invalid('invalid zone name', { name: e.message });
     throw e;
@@ -87,14 +88,14 @@ export function validateZoneBody(body: ZoneBody): ZoneValues {
   const fields: FieldErrors = {};
   const values: ZoneValues = {};
   if (body.contact !== undefined) {
-    const problem = typeof body.contact === 'string' ? contactProblem(body.contact.trim()) : 'must be a string';
-    if (problem === undefined) values.contact = (body.contact as string).trim().toLowerCase();
+    const problem = typeof body.contact === 'string' ? contactProblem(trimName(body.contact)) : 'must be a string';
+    if (problem === undefined) values.contact = trimName(body.contact as string).toLowerCase();
     else fields['contact'] = problem;
   }
   if (body.primary_server !== undefined) {
     try {
       if (typeof body.primary_server !== 'string') throw new NameError('must be a host name');
-      values.primary_server = canonicalName(body.primary_server.trim());
+      values.primary_server = canonicalName(trimName(body.primary_server));
     } catch (e) {
       if (!(e instanceof NameError)) throw e;
       fields['primary_server'] = e.message;

@@ -117,6 +117,51 @@ for (const engine of engines()) {
       assert.deepEqual(text.body.created.map((c: { name: string }) => c.name), ['text.bounds.example']);
     });
 
+    test('names with invisible characters are refused with a field error, not silently changed', async () => {
+      const hidden = ['\u200b', '\u200c', '\u200d', '\ufeff', '\u00ad', '\u2060', '\u034f', '\ufe0f', '\u3164', '\u202e', '\u0007'];
+      for (const character of hidden) {
+        const label = `in${character}visible`;
+        const zone = await call(url, 'POST', '/dns/v2/zones', { auth, body: { name: `${label}.example` } });
+        assertError(zone, 400, 'invalid_input');
+        assert.match(zone.body.fields.name, /invisible or control character \(U\+[0-9A-F]{4}\)/);
+        // At the edge too: a byte order mark is no whitespace to trim.
+        assertError(await call(url, 'POST', '/dns/v2/zones', { auth, body: { name: `${character}edge.example` } }), 400, 'invalid_input');
+        const owner = await call(url, 'POST', `/dns/v2/zones/bounds.example/${encodeURIComponent(`${label}.bounds.example`)}/A`, { auth, body: { resource_records: [{ content: ['192.0.2.1'] }] } });
+        assertError(owner, 400, 'invalid_input');
+        const target = await call(url, 'POST', '/dns/v2/zones/bounds.example/alias.bounds.example/CNAME', { auth, body: { resource_records: [{ content: [`${label}.example.net`] }] } });
+        assertError(target, 400, 'invalid_input');
+        const resource = await call(url, 'POST', '/security/resources', { auth, body: { name: `${label}.example.org`, aliases: [{ alias_data: `alias-${label}.example.org` }], origins: [{ origin_data: '192.0.2.1' }] } });
+        assertError(resource, 400, 'invalid_input');
+        assert.deepEqual(Object.keys(resource.body.fields).sort(), ['aliases[0].alias_data', 'name'], resource.text);
+      }
+      // Nothing was stored under the visible spelling.
+      assertError(await call(url, 'GET', '/dns/v2/zones/invisible.example', { auth }), 404, 'not_found');
+      assertError(await call(url, 'GET', '/dns/v2/zones/bounds.example/invisible.bounds.example/A', { auth }), 404, 'not_found');
+      assert.deepEqual((await call(url, 'GET', '/security/resources', { auth })).body, []);
+      // Spaces around a name are still forgiven, and IDNs still become A-labels.
+      const idn = await call(url, 'POST', '/dns/v2/zones', { auth, body: { name: ' bücher.example ' } });
+      assert.equal(idn.status, 200, idn.text);
+      assert.equal((await call(url, 'GET', '/dns/v2/zones/xn--bcher-kva.example', { auth })).status, 200);
+    });
+
+    test('names that are not strings are refused, not converted', async () => {
+      for (const name of [42, 4.5, true, ['array.example'], { name: 'object.example' }]) {
+        const zone = await call(url, 'POST', '/dns/v2/zones', { auth, body: { name } });
+        assertError(zone, 400, 'invalid_input');
+        assert.ok('name' in zone.body.fields, zone.text);
+        const resource = await call(url, 'POST', '/security/resources', { auth, body: { name, aliases: [{ alias_data: name }], origins: [{ origin_data: '192.0.2.1' }] } });
+        assertError(resource, 400, 'invalid_input');
+        assert.deepEqual(Object.keys(resource.body.fields).sort(), ['aliases[0].alias_data', 'name'], resource.text);
+      }
+      for (const field of ['primary_server', 'contact']) {
+        const response = await call(url, 'PUT', '/dns/v2/zones/bounds.example', { auth, body: { [field]: 42 } });
+        assertError(response, 400, 'invalid_input');
+        assert.ok(field in response.body.fields, response.text);
+      }
+      const zones = (await call(url, 'GET', '/dns/v2/zones', { auth })).body.zones.map((z: { name: string }) => z.name);
+      assert.ok(!zones.includes('42') && !zones.includes('4.5') && !zones.includes('true') && !zones.includes('array.example'), zones.join());
+    });
+
     test('an API key whose id no store holds is a 401, not a 500', async () => {
       for (const id of ['2147483648', '999999999999999', '99999999999999999999', '1e309']) {
         assertError(await call(url, 'GET', '/iam/clients/me', { auth: apiKey(`${id}_abcdefghijklmnopqrstuvwxyz`) }), 401, 'unauthorized');

@@ -27,4 +27,12 @@ export function BoundedInteger(options: { minimum: number; maximum: number; defa
   return Type.Integer({ ...options, allOf: [{ type: 'integer' }] });
 }
 
+/**
+ * A string member that must arrive as one: with coerceTypes, ajv would turn 42 into "42" and a name
+ * would silently change. The schema documents it; the use case refuses anything but a string.
+ */
+export function UncoercedString(description: string) {
+  return Type.Unknown({ description: `A string: ${description}` });
+}
+
 export const IntegerId = BoundedInteger({ minimum: 1, maximum: maxId });

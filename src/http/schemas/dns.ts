@@ -2,16 +2,16 @@
 // detail by the use cases (field-level errors for content, pickers and meta); these schemas set the
 // outer shape.
 import { Type } from 'typebox';
-import { BoundedInteger, maxOffset } from './common.ts';
+import { BoundedInteger, maxOffset, UncoercedString } from './common.ts';
 
 const Meta = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.String()], {
   description: 'An object, or a string holding a JSON object; keys `webhook` (URL) and `webhook_method` are acted on',
 });
 
 export const ZoneBody = Type.Object({
-  name: Type.Optional(Type.String({ maxLength: 255, description: 'Zone name (required on create; ignored on update)' })),
-  contact: Type.Optional(Type.String({ maxLength: 255, description: 'SOA contact: e-mail address or RNAME' })),
-  primary_server: Type.Optional(Type.String({ maxLength: 255 })),
+  name: Type.Optional(UncoercedString('the zone name (required on create; ignored on update)')),
+  contact: Type.Optional(UncoercedString('the SOA contact, an e-mail address or RNAME')),
+  primary_server: Type.Optional(UncoercedString('the SOA MNAME, a host name')),
   enabled: Type.Optional(Type.Boolean()),
   serial: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
   refresh: Type.Optional(Type.Integer()),
