@@ -2,6 +2,7 @@
 // update and take the documented defaults on create; every problem is reported with its field.
 import { invalid, type FieldErrors } from '../errors.ts';
 import { validateWebhookUrl } from '../events/webhook-target.ts';
+import { metaBoundsProblem } from './meta-bounds.ts';
 import { canonicalName, NameError, trimName } from './names.ts';
 import { contactProblem, maxSerial, soaBounds } from './soa.ts';
 
@@ -54,6 +55,11 @@ function zoneMeta(value: unknown, fields: FieldErrors): string | undefined {
     fields['meta'] = 'must be an object or a string holding a JSON object';
     return undefined;
   }
+  const bounds = metaBoundsProblem(meta);
+  if (bounds !== undefined) {
+    fields['meta'] = bounds;
+    return undefined;
+  }
   const record = meta as Record<string, unknown>;
   const webhook = record['webhook'];
   if (webhook !== undefined && webhook !== '') {
@@ -68,9 +74,7 @@ function zoneMeta(value: unknown, fields: FieldErrors): string | undefined {
       record['webhook_method'] = method.toUpperCase();
     }
   }
-  const text = JSON.stringify(record);
-  if (text.length > 65536) fields['meta'] = 'must be at most 64 KiB of JSON';
-  return text;
+  return JSON.stringify(record);
 }
 
 export function zoneName(value: unknown): string {

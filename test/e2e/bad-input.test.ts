@@ -5,7 +5,7 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { assertError } from '../support/assertions.ts';
 import { engines } from '../support/engines.ts';
-import { apiKey, bearer, call, login } from '../support/http.ts';
+import { apiKey, bearer, call, login, type Response } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 
 /** Numbers no store column holds, written as clients might. */
@@ -160,6 +160,36 @@ for (const engine of engines()) {
       }
       const zones = (await call(url, 'GET', '/dns/v2/zones', { auth })).body.zones.map((z: { name: string }) => z.name);
       assert.ok(!zones.includes('42') && !zones.includes('4.5') && !zones.includes('true') && !zones.includes('array.example'), zones.join());
+    });
+
+    test('meta nesting and size are bounded for zones, RRsets and records', async () => {
+      const nested = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+      const zone = (meta: string) => call(url, 'PUT', '/dns/v2/zones/bounds.example', { auth, raw: `{"meta":${meta}}` });
+      const rrset = (name: string, meta: string, recordMeta = '{}') =>
+        call(url, 'PUT', `/dns/v2/zones/bounds.example/${name}.bounds.example/TXT`, { auth, raw: `{"meta":${meta},"resource_records":[{"content":["x"],"meta":${recordMeta}}]}` });
+      const expectField = (response: Response<any>, field: string) => {
+        assertError(response, 400, 'invalid_input');
+        assert.ok(field in response.body.fields, response.text);
+      };
+      // 32 levels are fine everywhere; 33 are not.
+      assert.equal((await zone(nested(32))).status, 200);
+      assert.equal((await rrset('deep', nested(32), nested(32))).status, 200);
+      expectField(await zone(nested(33)), 'meta');
+      expectField(await rrset('deeper', nested(33)), 'meta');
+      expectField(await rrset('deeper', '{}', `{"notes":${'['.repeat(40)}${']'.repeat(40)}}`), 'resource_records[0].meta');
+      // Zone meta as a string holding JSON is parsed without a depth limit of its own: checked too.
+      expectField(await call(url, 'PUT', '/dns/v2/zones/bounds.example', { auth, body: { meta: nested(100_000) } }), 'meta');
+      // A body nested beyond what the parser follows is malformed, not a crash.
+      assertError(await zone(nested(100_000)), 400, 'malformed_json');
+      // 64 KiB of JSON at most, for RRset and record meta as for zone meta.
+      const big = JSON.stringify({ notes: 'x'.repeat(65 * 1024) });
+      expectField(await zone(big), 'meta');
+      expectField(await rrset('big', big), 'meta');
+      expectField(await rrset('big', '{}', big), 'resource_records[0].meta');
+      assertError(await call(url, 'GET', '/dns/v2/zones/bounds.example/deeper.bounds.example/TXT', { auth }), 404, 'not_found');
+      // What was stored reads back.
+      assert.equal((await call(url, 'GET', '/dns/v2/zones/bounds.example', { auth })).status, 200);
+      assert.equal((await call(url, 'GET', '/dns/v2/zones/bounds.example/rrsets', { auth })).status, 200);
     });
 
     test('an API key whose id no store holds is a 401, not a 500', async () => {
