@@ -1,7 +1,7 @@
 // A zone body (create or update) → validated values. Absent fields keep their current value on
 // update and take the documented defaults on create; every problem is reported with its field.
 import { invalid, type FieldErrors } from '../errors.ts';
-import { validateWebhookUrl } from '../events/webhook-target.ts';
+import { webhookWriteProblem } from '../events/webhook-target.ts';
 import { metaBoundsProblem } from './meta-bounds.ts';
 import { canonicalName, NameError, trimName } from './names.ts';
 import { contactProblem, maxSerial, soaBounds } from './soa.ts';
@@ -41,7 +41,7 @@ function integer(value: unknown): number | undefined {
 }
 
 /** Zone meta arrives as an object or a string holding JSON; it is kept as an object. */
-function zoneMeta(value: unknown, fields: FieldErrors): string | undefined {
+async function zoneMeta(value: unknown, fields: FieldErrors, webhookAllowPrivate: boolean): Promise<string | undefined> {
   let meta = value;
   if (typeof meta === 'string') {
     try {
@@ -63,7 +63,7 @@ function zoneMeta(value: unknown, fields: FieldErrors): string | undefined {
   const record = meta as Record<string, unknown>;
   const webhook = record['webhook'];
   if (webhook !== undefined && webhook !== '') {
-    const problem = typeof webhook === 'string' ? validateWebhookUrl(webhook) : 'must be a URL';
+    const problem = typeof webhook === 'string' ? await webhookWriteProblem(webhook, webhookAllowPrivate) : 'must be a URL';
     if (problem !== undefined) fields['meta.webhook'] = problem;
   }
   const method = record['webhook_method'];
@@ -88,7 +88,8 @@ export function zoneName(value: unknown): string {
   }
 }
 
-export function validateZoneBody(body: ZoneBody): ZoneValues {
+/** `webhookAllowPrivate`: EDGEPLANE_WEBHOOK_ALLOW_PRIVATE, the destination policy of meta.webhook. */
+export async function validateZoneBody(body: ZoneBody, webhookAllowPrivate: boolean): Promise<ZoneValues> {
   const fields: FieldErrors = {};
   const values: ZoneValues = {};
   if (body.contact !== undefined) {
@@ -122,7 +123,7 @@ export function validateZoneBody(body: ZoneBody): ZoneValues {
     else values.serial = n;
   }
   if (body.meta !== undefined) {
-    const meta = zoneMeta(body.meta, fields);
+    const meta = await zoneMeta(body.meta, fields, webhookAllowPrivate);
     if (meta !== undefined) values.meta = meta;
   }
   if (Object.keys(fields).length > 0) throw invalid('invalid zone', fields);

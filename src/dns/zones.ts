@@ -3,6 +3,7 @@
 import type { Principal } from '../accounts/principal.ts';
 import { conflict } from '../errors.ts';
 import { notifyOtherNodes, type ZoneChange } from '../events/change-feed.ts';
+import { abandonZoneWebhooks } from '../events/webhook-outbox.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { upsertRrset, zoneRrsets } from '../store/rrsets.ts';
 import { deleteZone as deleteZoneRow, insertZone, listZones as listZoneRows, type ZoneFilter, type ZoneOrder } from '../store/zones.ts';
@@ -24,7 +25,7 @@ function storedFields(values: ZoneValues) {
 
 export async function createZone(ctx: DnsContext, caller: Principal, body: ZoneBody): Promise<{ id: number; warnings: string[] }> {
   const name = zoneName(body.name);
-  const values = validateZoneBody(body);
+  const values = await validateZoneBody(body, ctx.config.webhookAllowPrivate);
   const now = new Date().toISOString();
   try {
     const zone = await ctx.store.db.transaction().execute(async (tx) => {
@@ -80,7 +81,7 @@ export async function readZone(ctx: DnsContext, caller: Principal, pathName: str
 
 export async function updateZone(ctx: DnsContext, caller: Principal, pathName: string, body: ZoneBody): Promise<{ warnings?: string[] }> {
   const zone = await callerZone(ctx.store.db, caller, pathName);
-  const values = validateZoneBody(body);
+  const values = await validateZoneBody(body, ctx.config.webhookAllowPrivate);
   const { serial } = await commitZoneChange(ctx, zone.id, async () => ({
     result: undefined,
     zoneFields: storedFields(values),
@@ -101,6 +102,7 @@ export async function deleteZone(ctx: DnsContext, caller: Principal, pathName: s
   const zone = await callerZone(ctx.store.db, caller, pathName);
   const change: ZoneChange = { zoneId: zone.id, zone: zone.name, serial: 0, deleted: true };
   await ctx.store.db.transaction().execute(async (tx) => {
+    await abandonZoneWebhooks(tx, zone.id, new Date().toISOString());
     await deleteZoneRow(tx, zone.id);
     await notifyOtherNodes(tx, ctx.store.engine, change);
   });
