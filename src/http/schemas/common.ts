@@ -23,7 +23,7 @@ export const maxOffset = maxId;
  * to Infinity and its range keywords skip non-finite numbers; the inner type check runs on the
  * coerced value and refuses it, so no bound can be passed by writing the number differently.
  */
-export function BoundedInteger(options: { minimum: number; maximum: number; default?: number; description?: string }) {
+export function BoundedInteger(options: { minimum: number; maximum: number; description?: string }) {
   return Type.Integer({ ...options, allOf: [{ type: 'integer' }] });
 }
 
