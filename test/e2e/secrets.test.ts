@@ -7,6 +7,7 @@ import pg from 'pg';
 import { engines } from '../support/engines.ts';
 import { apiKey, bearer, call, login } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
+import { waitFor } from '../support/wait.ts';
 
 for (const engine of engines()) {
   describe(`secrets (${engine})`, () => {
@@ -74,6 +75,8 @@ for (const engine of engines()) {
         'x-amz-security-token': 'secret-amz-token-value',
       };
       await call(url, 'GET', '/healthz', { headers: { ...headers, 'user-agent': 'visible-agent' } });
+      // The log line may reach us a moment after the response.
+      await waitFor(() => service.output().includes('visible-agent'));
       const entries = service.output().split('\n').filter((l) => l.includes('visible-agent')).map((l) => JSON.parse(l) as { req?: { headers: Record<string, string> } });
       const logged = entries.find((e) => e.req !== undefined)?.req?.headers;
       assert.ok(logged !== undefined, 'the request was logged with its headers');
