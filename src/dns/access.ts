@@ -4,7 +4,7 @@ import type { Principal } from '../accounts/principal.ts';
 import { notFound } from '../errors.ts';
 import { findAccountZone, type ZoneRow } from '../store/zones.ts';
 import type { Db } from '../store/database.ts';
-import { canonicalName, NameError } from './names.ts';
+import { canonicalName, NameError, trimName } from './names.ts';
 
 export const zoneNotFound = () => notFound('zone is not found');
 export const recordNotFound = () => notFound('record is not found');
@@ -12,7 +12,7 @@ export const recordNotFound = () => notFound('record is not found');
 export async function callerZone(db: Db, caller: Principal, pathName: string): Promise<ZoneRow> {
   let name: string;
   try {
-    name = canonicalName(pathName.trim());
+    name = canonicalName(trimName(pathName));
   } catch (e) {
     if (e instanceof NameError) throw zoneNotFound();
     throw e;

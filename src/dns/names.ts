@@ -8,6 +8,26 @@ export class NameError extends Error {}
 // Letters, digits, hyphen and underscore (service labels such as _acme-challenge, _sip._tcp).
 const labelPattern = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/;
 
+// Characters that show nothing: zero-width spaces and joiners, the byte order mark, the soft hyphen,
+// variation selectors, Hangul fillers, bidi and tag controls, other format and control characters.
+// IDNA mapping drops several of them silently (ex\u00ADample → example), so a name that looks like
+// one thing would be stored as another: they are refused instead.
+const invisible = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}]/u;
+
+/** The first invisible character of `text` as `U+XXXX`, or undefined. */
+function invisibleCharacter(text: string): string | undefined {
+  const found = invisible.exec(text)?.[0];
+  return found === undefined ? undefined : `U+${(found.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/**
+ * Leading and trailing ASCII whitespace removed, as clients pad names; String.trim() would also
+ * drop a byte order mark (U+FEFF), which canonicalName refuses instead.
+ */
+export function trimName(input: string): string {
+  return input.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+}
+
 /** IDN (U-label) input becomes its A-label form; ASCII input is only lower-cased. */
 function toAscii(label: string): string {
   if (/^[\x21-\x7e]*$/.test(label)) return label.toLowerCase();
@@ -26,6 +46,8 @@ export interface NameRules {
  * A-labels, no trailing dot. The root (".") is not accepted here.
  */
 export function canonicalName(input: string, rules: NameRules = {}): string {
+  const hidden = invisibleCharacter(input);
+  if (hidden !== undefined) throw new NameError(`name holds an invisible or control character (${hidden})`);
   const trimmed = input.endsWith('.') ? input.slice(0, -1) : input;
   if (trimmed === '') throw new NameError('name is empty');
   const labels = trimmed.split('.').map(toAscii);
@@ -56,7 +78,7 @@ export function isInZone(name: string, zone: string): boolean {
  * without the trailing dot), the zone itself for the apex, `@`, or relative to the zone (`www`).
  */
 export function ownerName(input: string, zone: string): string {
-  const raw = input.trim();
+  const raw = trimName(input);
   if (raw === '@' || raw === '' || raw === '.') return zone;
   const absolute = raw.endsWith('.');
   const name = canonicalName(raw, { wildcard: true });

@@ -2,6 +2,7 @@
 import ipaddr from 'ipaddr.js';
 import type { FieldErrors } from '../errors.ts';
 import { isContinentCode, isCountryCode } from '../geo/codes.ts';
+import { metaBoundsProblem } from './meta-bounds.ts';
 
 type Check = (value: unknown) => string | undefined;
 
@@ -52,6 +53,11 @@ export function validateRecordMeta(meta: unknown, path: string, fields: FieldErr
   if (meta === undefined) return {};
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
     fields[path] = 'must be an object';
+    return {};
+  }
+  const bounds = metaBoundsProblem(meta);
+  if (bounds !== undefined) {
+    fields[path] = bounds;
     return {};
   }
   for (const [key, value] of Object.entries(meta)) {

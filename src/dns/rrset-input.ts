@@ -3,6 +3,7 @@
 import { linearRegExp } from './health/regexp.ts';
 import { invalid, type FieldErrors } from '../errors.ts';
 import { validatePickers, type Picker } from './pickers/validate.ts';
+import { metaBoundsProblem } from './meta-bounds.ts';
 import { validateRecordMeta } from './record-meta.ts';
 import { ContentError, type ContentValue, type RecordType } from './rrtypes/record-type.ts';
 
@@ -46,6 +47,11 @@ function validateRrsetMeta(meta: unknown, fields: FieldErrors): Record<string, u
   if (meta === undefined) return {};
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
     fields['meta'] = 'must be an object';
+    return {};
+  }
+  const bounds = metaBoundsProblem(meta);
+  if (bounds !== undefined) {
+    fields['meta'] = bounds;
     return {};
   }
   const failover = (meta as Record<string, unknown>)['failover'];

@@ -1,8 +1,9 @@
 // A zone body (create or update) → validated values. Absent fields keep their current value on
 // update and take the documented defaults on create; every problem is reported with its field.
 import { invalid, type FieldErrors } from '../errors.ts';
-import { validateWebhookUrl } from '../events/webhook-target.ts';
-import { canonicalName, NameError } from './names.ts';
+import { webhookWriteProblem } from '../events/webhook-target.ts';
+import { metaBoundsProblem } from './meta-bounds.ts';
+import { canonicalName, NameError, trimName } from './names.ts';
 import { contactProblem, maxSerial, soaBounds } from './soa.ts';
 
 export interface ZoneBody {
@@ -40,7 +41,7 @@ function integer(value: unknown): number | undefined {
 }
 
 /** Zone meta arrives as an object or a string holding JSON; it is kept as an object. */
-function zoneMeta(value: unknown, fields: FieldErrors): string | undefined {
+async function zoneMeta(value: unknown, fields: FieldErrors, webhookAllowPrivate: boolean): Promise<string | undefined> {
   let meta = value;
   if (typeof meta === 'string') {
     try {
@@ -54,10 +55,15 @@ function zoneMeta(value: unknown, fields: FieldErrors): string | undefined {
     fields['meta'] = 'must be an object or a string holding a JSON object';
     return undefined;
   }
+  const bounds = metaBoundsProblem(meta);
+  if (bounds !== undefined) {
+    fields['meta'] = bounds;
+    return undefined;
+  }
   const record = meta as Record<string, unknown>;
   const webhook = record['webhook'];
   if (webhook !== undefined && webhook !== '') {
-    const problem = typeof webhook === 'string' ? validateWebhookUrl(webhook) : 'must be a URL';
+    const problem = typeof webhook === 'string' ? await webhookWriteProblem(webhook, webhookAllowPrivate) : 'must be a URL';
     if (problem !== undefined) fields['meta.webhook'] = problem;
   }
   const method = record['webhook_method'];
@@ -68,33 +74,33 @@ function zoneMeta(value: unknown, fields: FieldErrors): string | undefined {
       record['webhook_method'] = method.toUpperCase();
     }
   }
-  const text = JSON.stringify(record);
-  if (text.length > 65536) fields['meta'] = 'must be at most 64 KiB of JSON';
-  return text;
+  return JSON.stringify(record);
 }
 
 export function zoneName(value: unknown): string {
-  if (typeof value !== 'string') throw invalid('zone name is required', { name: 'must be a domain name' });
+  if (value === undefined) throw invalid('zone name is required', { name: 'must be a domain name' });
+  if (typeof value !== 'string') throw invalid('zone name must be a string', { name: 'must be a domain name (a string)' });
   try {
-    return canonicalName(value.trim());
+    return canonicalName(trimName(value));
   } catch (e) {
     if (e instanceof NameError) throw invalid('invalid zone name', { name: e.message });
     throw e;
   }
 }
 
-export function validateZoneBody(body: ZoneBody): ZoneValues {
+/** `webhookAllowPrivate`: EDGEPLANE_WEBHOOK_ALLOW_PRIVATE, the destination policy of meta.webhook. */
+export async function validateZoneBody(body: ZoneBody, webhookAllowPrivate: boolean): Promise<ZoneValues> {
   const fields: FieldErrors = {};
   const values: ZoneValues = {};
   if (body.contact !== undefined) {
-    const problem = typeof body.contact === 'string' ? contactProblem(body.contact.trim()) : 'must be a string';
-    if (problem === undefined) values.contact = (body.contact as string).trim().toLowerCase();
+    const problem = typeof body.contact === 'string' ? contactProblem(trimName(body.contact)) : 'must be a string';
+    if (problem === undefined) values.contact = trimName(body.contact as string).toLowerCase();
     else fields['contact'] = problem;
   }
   if (body.primary_server !== undefined) {
     try {
       if (typeof body.primary_server !== 'string') throw new NameError('must be a host name');
-      values.primary_server = canonicalName(body.primary_server.trim());
+      values.primary_server = canonicalName(trimName(body.primary_server));
     } catch (e) {
       if (!(e instanceof NameError)) throw e;
       fields['primary_server'] = e.message;
@@ -117,7 +123,7 @@ export function validateZoneBody(body: ZoneBody): ZoneValues {
     else values.serial = n;
   }
   if (body.meta !== undefined) {
-    const meta = zoneMeta(body.meta, fields);
+    const meta = await zoneMeta(body.meta, fields, webhookAllowPrivate);
     if (meta !== undefined) values.meta = meta;
   }
   if (Object.keys(fields).length > 0) throw invalid('invalid zone', fields);

@@ -3,6 +3,7 @@
 import type { Principal } from '../accounts/principal.ts';
 import { ApiError, conflict } from '../errors.ts';
 import { notifyOtherNodes, type ZoneChange } from '../events/change-feed.ts';
+import { abandonZoneWebhooks } from '../events/webhook-outbox.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { upsertRrset, zoneRrsets } from '../store/rrsets.ts';
 import { deleteZone as deleteZoneRow, insertZone, listZones as listZoneRows, type ZoneFilter, type ZoneOrder } from '../store/zones.ts';
@@ -34,7 +35,7 @@ function checkNotReserved(ctx: DnsContext, name: string): void {
 export async function createZone(ctx: DnsContext, caller: Principal, body: ZoneBody): Promise<{ id: number; warnings: string[] }> {
   const name = zoneName(body.name);
   checkNotReserved(ctx, name);
-  const values = validateZoneBody(body);
+  const values = await validateZoneBody(body, ctx.config.webhookAllowPrivate);
   const now = new Date().toISOString();
   try {
     const zone = await ctx.store.db.transaction().execute(async (tx) => {
@@ -95,7 +96,7 @@ export async function readZone(ctx: DnsContext, caller: Principal, pathName: str
 
 export async function updateZone(ctx: DnsContext, caller: Principal, pathName: string, body: ZoneBody): Promise<{ warnings?: string[] }> {
   const zone = await callerZone(ctx.store.db, caller, pathName);
-  const values = validateZoneBody(body);
+  const values = await validateZoneBody(body, ctx.config.webhookAllowPrivate);
   const { serial } = await commitZoneChange(ctx, zone.id, async () => ({
     result: undefined,
     zoneFields: storedFields(values),
@@ -115,6 +116,7 @@ export async function setZoneEnabled(ctx: DnsContext, caller: Principal, pathNam
 export async function deleteZone(ctx: DnsContext, caller: Principal, pathName: string): Promise<void> {
   const zone = await callerZone(ctx.store.db, caller, pathName);
   const change = await ctx.store.db.transaction().execute(async (tx) => {
+    await abandonZoneWebhooks(tx, zone.id, new Date().toISOString());
     const version = await deleteZoneRow(tx, zone.id);
     const deleted: ZoneChange = { zoneId: zone.id, zone: zone.name, serial: 0, version, deleted: true };
     await notifyOtherNodes(tx, ctx.store.engine, deleted);

@@ -35,7 +35,8 @@ export async function enqueueWebhook(
  * that dies mid-attempt leaves a lease that expires, and the row is tried again.
  *
  * Only the oldest pending row of a zone is ever due, so a zone's webhooks arrive in order.
- * Rows whose zone was deleted have lost their zone_id; they keep their order per URL instead.
+ * Rows whose zone was deleted have lost their zone_id and are never due: a deleted zone's changes
+ * are not announced any more (deleteZone also marks them failed; this covers any it raced with).
  */
 export function claimDueWebhooks(
   db: Db,
@@ -51,6 +52,7 @@ export function claimDueWebhooks(
         .where('due.delivered_at', 'is', null)
         .where('due.failed_at', 'is', null)
         .where('due.next_attempt_at', '<=', claim.now)
+        .where('due.zone_id', 'is not', null)
         .where((eb) =>
           eb.not(
             eb.exists(
@@ -60,16 +62,7 @@ export function claimDueWebhooks(
                 .whereRef('earlier.id', '<', 'due.id')
                 .where('earlier.delivered_at', 'is', null)
                 .where('earlier.failed_at', 'is', null)
-                .where((inner) =>
-                  inner.or([
-                    inner('earlier.zone_id', '=', inner.ref('due.zone_id')),
-                    inner.and([
-                      inner('earlier.zone_id', 'is', null),
-                      inner('due.zone_id', 'is', null),
-                      inner('earlier.url', '=', inner.ref('due.url')),
-                    ]),
-                  ]),
-                ),
+                .whereRef('earlier.zone_id', '=', 'due.zone_id'),
             ),
           ),
         )
@@ -81,6 +74,17 @@ export function claimDueWebhooks(
     .where('failed_at', 'is', null)
     .where('next_attempt_at', '<=', claim.now)
     .returningAll()
+    .execute();
+}
+
+/** A deleted zone's pending webhooks stop: called in the transaction that deletes it. */
+export async function abandonZoneWebhooks(db: Db, zoneId: number, at: string): Promise<void> {
+  await db
+    .updateTable('webhook_outbox')
+    .set({ failed_at: at, last_error: 'the zone was deleted' })
+    .where('zone_id', '=', zoneId)
+    .where('delivered_at', 'is', null)
+    .where('failed_at', 'is', null)
     .execute();
 }
 

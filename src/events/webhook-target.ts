@@ -27,6 +27,29 @@ export function validateWebhookUrl(url: string): string | undefined {
   return undefined;
 }
 
+/** How long a zone write waits for the webhook host's addresses before leaving them to delivery. */
+const writeLookupTimeoutMs = 2000;
+
+/**
+ * What is wrong with a zone's webhook URL when the zone is written, or undefined: its form, and its
+ * addresses against the destination policy. A host that does not resolve (yet), or not in time, is
+ * accepted: delivery resolves and checks it again before every attempt.
+ */
+export async function webhookWriteProblem(url: string, allowPrivate: boolean): Promise<string | undefined> {
+  // Every address is allowed: only the form is left to check, without asking DNS.
+  if (allowPrivate) return validateWebhookUrl(url);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, writeLookupTimeoutMs)));
+  try {
+    await Promise.race([checkWebhookTarget(url, allowPrivate), timeout]);
+    return undefined;
+  } catch (error) {
+    return error instanceof WebhookTargetError ? error.message : undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Resolves the webhook's host and returns its addresses once every one of them is allowed.
  * Delivery connects to exactly these addresses, so a DNS answer that changes between the check

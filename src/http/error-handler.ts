@@ -33,7 +33,7 @@ function toApiError(error: FastifyError | ApiError): ApiError {
   if (error.validation) return validationError(error);
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, 'body_too_large', 'request body is too large (JSON bodies: 1 MiB)');
+      return new ApiError(413, 'body_too_large', 'request body is too large (JSON bodies: 1 MiB; a zone file sent as text/plain: 10 MiB)');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError(415, 'unsupported_media_type', 'unsupported content type; send application/json (zone import also takes text/plain)');
     case 'FST_ERR_MAX_PARAM_LENGTH':

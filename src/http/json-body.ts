@@ -23,7 +23,9 @@ export function registerJsonBody(app: FastifyInstance): void {
       // secure-json-parse refuses __proto__ and constructor.prototype keys (prototype poisoning).
       done(null, secureJson.parse(text, dropNullMembers, { protoAction: 'error', constructorAction: 'error' }));
     } catch (e) {
-      done(new ApiError(400, 'malformed_json', `request body is not valid JSON: ${(e as Error).message}`), undefined);
+      // The reviver recurses: a body nested some thousands deep runs out of stack.
+      const message = e instanceof RangeError ? 'request body is nested too deeply' : `request body is not valid JSON: ${(e as Error).message}`;
+      done(new ApiError(400, 'malformed_json', message), undefined);
     }
   });
 }

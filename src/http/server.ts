@@ -5,6 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.ts';
 import { registerAuthentication } from './auth.ts';
+import { clientErrorHandler } from './client-errors.ts';
 import { frameworkErrors, registerErrorHandling } from './error-handler.ts';
 import { bodyLimit, registerJsonBody } from './json-body.ts';
 import { registerMetrics } from './metrics.ts';
@@ -40,6 +41,7 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
     // RRset names of up to 253 octets arrive percent-encoded in paths; the default (100) is too short.
     routerOptions: { maxParamLength: 1024 },
     frameworkErrors,
+    clientErrorHandler: clientErrorHandler(ctx.logger),
     // Clients send `name=a,b` or repeat keys, with stray `&`; the default parser copes.
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
   });

@@ -47,6 +47,12 @@ export function validateCertificate(chainPem: string, keyPem: string, now: Date 
   };
 }
 
+/** True when the leaf of a chain that validateCertificate accepted earlier covers the host name. */
+export function storedChainCovers(chainPem: string, hostname: string): boolean {
+  // X509Certificate reads the first PEM block: the leaf.
+  return covers(new X509Certificate(chainPem), hostname);
+}
+
 function attempt<T>(f: () => T): T | ApiError {
   try {
     return f();

@@ -4,7 +4,7 @@
 import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
 import { invalid, type FieldErrors } from '../errors.ts';
-import { canonicalName, NameError } from '../dns/names.ts';
+import { canonicalName, NameError, trimName } from '../dns/names.ts';
 import { isCountryCode } from '../geo/codes.ts';
 
 export const originModes = ['primary', 'backup', 'down'] as const;
@@ -78,7 +78,7 @@ const integer = (v: unknown) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Nu
 function hostname(value: unknown, path: string, fields: FieldErrors): string | undefined {
   try {
     if (typeof value !== 'string') throw new NameError('must be a host name');
-    const name = canonicalName(value.trim());
+    const name = canonicalName(trimName(value));
     // No top-level domain is all digits: `999.1.1.1` is a mistyped address, not a host name.
     if (/^\d+$/.test(name.slice(name.lastIndexOf('.') + 1))) throw new NameError('is neither an IP address nor a host name');
     return name;

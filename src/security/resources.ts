@@ -16,7 +16,7 @@ import {
   type ResourceDetails,
   type ResourceRow,
 } from '../store/resources.ts';
-import { validateCertificate } from './certificate.ts';
+import { storedChainCovers, validateCertificate } from './certificate.ts';
 import type { SecurityContext } from './context.ts';
 import { claimHosts, hostClaims, releasedHosts } from './host-ownership.ts';
 import { validateResource, type ResourceInput } from './resource-input.ts';
@@ -29,10 +29,18 @@ function resourceNotFound(): ApiError {
   return notFound('resource is not found');
 }
 
+/** A custom certificate must cover the resource's name; aliases it does not cover show alias_ssl_expire 0. */
+const notCovering = (name: string) => invalid(`the certificate does not cover ${name}`, { service_ssl_crt: `does not cover the resource name ${name}` });
+
 /** The TLS columns after this write: kept, cleared, marked for Let's Encrypt, or a checked custom pair. */
 function tlsColumns(ctx: SecurityContext, input: ResourceInput, current: ResourceRow | undefined, resourceId: number) {
   const tls = input.tls;
-  if (tls.type === 'keep') return {};
+  if (tls.type === 'keep') {
+    // A renamed resource keeps its certificate only when that covers the new name.
+    const renamed = current !== undefined && current.name !== input.name;
+    if (renamed && current.ssl_type === 'custom' && current.ssl_crt !== null && !storedChainCovers(current.ssl_crt, input.name)) throw notCovering(input.name);
+    return {};
+  }
   if (tls.type === 'none') return { ssl_type: null, ssl_crt: null, ssl_key_sealed: null, ssl_expire: 0 };
   if (tls.type === 'le') return { ssl_type: 'le', ssl_crt: null, ssl_key_sealed: null, ssl_expire: 0 };
   const crt = tls.crt ?? current?.ssl_crt ?? undefined;
@@ -41,6 +49,7 @@ function tlsColumns(ctx: SecurityContext, input: ResourceInput, current: Resourc
   const key = tls.key ?? (current?.ssl_key_sealed ? ctx.sealer.open(current.ssl_key_sealed, keyContext(resourceId)).toString() : undefined);
   if (key === undefined) throw invalid('a custom certificate needs service_ssl_key', { service_ssl_key: 'required with ssl_type "custom"' });
   const valid = validateCertificate(crt, key);
+  if (!valid.covers(input.name)) throw notCovering(input.name);
   return { ssl_type: 'custom', ssl_crt: valid.chain, ssl_key_sealed: ctx.sealer.seal(Buffer.from(key), keyContext(resourceId)), ssl_expire: valid.expiresAt };
 }
 

@@ -2,6 +2,9 @@
 // engines, so repositories read the same values from SQLite and PostgreSQL.
 import type { Generated } from 'kysely';
 
+/** The largest id: ids are `serial` (32-bit) columns on PostgreSQL. */
+export const maxId = 2_147_483_647;
+
 export interface AccountsTable {
   id: Generated<number>;
   name: string;

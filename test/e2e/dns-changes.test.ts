@@ -1,6 +1,6 @@
 // What a committed DNS change sets in motion: serials that never collide under concurrent writers,
-// the change feed, zone webhooks (delivered, retried, surviving a restart, refused to private
-// addresses by default), and a DS that an independent DNSSEC implementation agrees with.
+// the change feed, zone webhooks (delivered, retried, surviving a restart, stopped with their zone,
+// refused to private addresses by default), and a DS that an independent DNSSEC implementation agrees with.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,7 +24,7 @@ interface Delivery {
   body: { created: { name: string; type: string }[]; updated: { name: string }[]; deleted: { name: string }[] };
 }
 
-/** A local webhook receiver; `failures` first requests answer 500. */
+/** A local webhook receiver; `failures` first requests answer 500, until heal(). */
 async function receiver(failures = 0, port = 0) {
   const deliveries: Delivery[] = [];
   let failuresLeft = failures;
@@ -43,6 +43,7 @@ async function receiver(failures = 0, port = 0) {
     url: `http://127.0.0.1:${address.port}/hook`,
     port: address.port,
     deliveries,
+    heal: () => (failuresLeft = 0),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -141,6 +142,26 @@ for (const engine of engines()) {
       }
     });
 
+    test("a deleted zone's pending webhooks stop", async () => {
+      const hook = await receiver(Number.POSITIVE_INFINITY);
+      try {
+        await dns('POST', '/dns/v2/zones', { name: 'gone.example', meta: { webhook: hook.url } });
+        await dns('PUT', '/dns/v2/zones/gone.example/www/A', { resource_records: [{ content: ['192.0.2.9'] }] });
+        // The first attempt got a 500: a retry is pending.
+        await waitFor(() => hook.deliveries.length >= 1);
+        assert.equal((await dns('DELETE', '/dns/v2/zones/gone.example')).status, 200);
+        hook.heal();
+        // An attempt already on its way when the zone went is not recalled.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const seen = hook.deliveries.length;
+        // Retries follow after 0.5-1 s, then 1-2 s: without the stop, one would arrive in this time.
+        await new Promise((resolve) => setTimeout(resolve, 4000));
+        assert.equal(hook.deliveries.length, seen);
+      } finally {
+        await hook.close();
+      }
+    });
+
     test('webhook URLs are validated at write time', async () => {
       const bad = await dns('POST', '/dns/v2/zones', { name: 'badhook.example', meta: { webhook: 'ftp://example.com/x' } });
       assertError(bad, 400, 'invalid_input');
@@ -175,18 +196,34 @@ for (const engine of engines()) {
   });
 
   describe(`webhooks to private addresses (${engine})`, () => {
-    test('are refused unless EDGEPLANE_WEBHOOK_ALLOW_PRIVATE=1', async () => {
+    test('are refused when the zone is written unless EDGEPLANE_WEBHOOK_ALLOW_PRIVATE=1', async () => {
       const service = await startService({ engine });
-      const hook = await receiver();
       try {
         const auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
         const dns = (method: string, path: string, body?: unknown) => call(service.url, method, path, { auth, body });
-        await dns('POST', '/dns/v2/zones', { name: 'private.example', meta: { webhook: hook.url } });
-        assert.equal((await dns('PUT', '/dns/v2/zones/private.example/www/A', { resource_records: [{ content: ['192.0.2.1'] }] })).status, 200);
-        await new Promise((resolve) => setTimeout(resolve, 1500));
-        assert.equal(hook.deliveries.length, 0);
+        const refused: [string, RegExp][] = [
+          ['http://127.0.0.1:9/hook', /loopback/],
+          ['http://[::127.0.0.1]/hook', /IPv4-compatible/],
+          ['http://[::ffff:10.0.0.1]/hook', /private/],
+          ['http://[64:ff9b::a00:1]/hook', /NAT64-embedded private/],
+          // A name is resolved (here from the hosts file) and its addresses checked.
+          ['http://localhost:9/hook', /localhost resolves to .* loopback/],
+        ];
+        for (const [webhook, reason] of refused) {
+          for (const meta of [{ webhook }, JSON.stringify({ webhook })]) {
+            const created = await dns('POST', '/dns/v2/zones', { name: 'private.example', meta });
+            assertError(created, 400, 'invalid_input');
+            assert.match(created.body.fields['meta.webhook'], reason);
+          }
+        }
+        assertError(await dns('GET', '/dns/v2/zones/private.example'), 404, 'not_found');
+        assert.equal((await dns('POST', '/dns/v2/zones', { name: 'private.example' })).status, 200);
+        const updated = await dns('PUT', '/dns/v2/zones/private.example', { meta: { webhook: 'http://[::127.0.0.1]/hook' } });
+        assertError(updated, 400, 'invalid_input');
+        assert.deepEqual((await dns('GET', '/dns/v2/zones/private.example')).body.Zone.meta, {});
+        // A public address is accepted; nothing connects to it when the zone is written.
+        assert.equal((await dns('PUT', '/dns/v2/zones/private.example', { meta: { webhook: 'https://93.184.216.34/hook' } })).status, 200);
       } finally {
-        await hook.close();
         await service.dispose();
       }
     });

@@ -177,10 +177,14 @@ describe('health checks of private addresses', () => {
       assert.equal((await call(service.url, 'POST', '/dns/v2/zones', { auth, body: { name: 'private.test' } })).status, 200);
       const body = { ttl: 30, meta: { failover: { protocol: 'TCP', port: 9, frequency: 10, timeout: 1 } }, pickers: [{ type: 'healthcheck' }], resource_records: [{ content: ['127.0.0.1'] }, { content: ['10.0.0.1'] }] };
       assert.equal((await call(service.url, 'PUT', '/dns/v2/zones/private.test/www.private.test/A', { auth, body })).status, 200);
+      // Loopback in the deprecated IPv4-compatible IPv6 form is no public address either.
+      const compatible = { ...body, resource_records: [{ content: ['::127.0.0.1'] }] };
+      assert.equal((await call(service.url, 'PUT', '/dns/v2/zones/private.test/v6.private.test/AAAA', { auth, body: compatible })).status, 200);
       const deadline = Date.now() + 3000;
-      while (!service.output().includes('health check not run: 10.0.0.1 is a private address') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (!service.output().includes('health check not run: ::7f00:1') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       assert.match(service.output(), /health check not run: 10\.0\.0\.1 is a private address/);
       assert.match(service.output(), /health check not run: 127\.0\.0\.1 is a loopback address/);
+      assert.match(service.output(), /health check not run: ::7f00:1 is a deprecated IPv4-compatible address/);
       assert.deepEqual(await answers(service, 'www.private.test'), ['10.0.0.1', '127.0.0.1']);
     } finally {
       await service.dispose();

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { engines } from '../support/engines.ts';
 import { apiKey, bearer, call, login } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
+import { waitFor } from '../support/wait.ts';
 
 for (const engine of engines()) {
   describe(`secrets (${engine})`, () => {
@@ -63,6 +64,26 @@ for (const engine of engines()) {
       for (const e of authorised) assert.equal((e['req'] as { headers: Record<string, string> }).headers['authorization'], '[redacted]');
       const output = service.output();
       for (const s of secrets) assert.ok(!output.includes(s), `a secret reached the log: ${s.slice(0, 6)}…`);
+    });
+
+    test('credential headers of every kind are redacted in the logs', async () => {
+      const headers: Record<string, string> = {
+        'proxy-authorization': 'Basic cHJveHk6c2VjcmV0LXByb3h5LXZhbHVl',
+        'x-auth-token': 'secret-x-auth-token-value',
+        cookie: 'session=secret-cookie-value',
+        'x-api-key': 'secret-x-api-key-value',
+        'x-amz-security-token': 'secret-amz-token-value',
+      };
+      await call(url, 'GET', '/healthz', { headers: { ...headers, 'user-agent': 'visible-agent' } });
+      // The log line may reach us a moment after the response.
+      await waitFor(() => service.output().includes('visible-agent'));
+      const entries = service.output().split('\n').filter((l) => l.includes('visible-agent')).map((l) => JSON.parse(l) as { req?: { headers: Record<string, string> } });
+      const logged = entries.find((e) => e.req !== undefined)?.req?.headers;
+      assert.ok(logged !== undefined, 'the request was logged with its headers');
+      assert.equal(logged['user-agent'], 'visible-agent');
+      for (const name of Object.keys(headers)) assert.equal(logged[name], '[redacted]', name);
+      const output = service.output();
+      for (const value of Object.values(headers)) assert.ok(!output.includes(value.split('=').pop() ?? value), `${value} reached the log`);
     });
 
     test('the store keeps only hashes of passwords and token secrets', async () => {

@@ -537,6 +537,27 @@ for (const engine of engines()) {
       await remove(r.id);
     });
 
+    test('a custom certificate must cover the resource name: on create, on replace and when the resource is renamed', async () => {
+      const pair = { ssl_type: 'custom', service_ssl_crt: certificate.crt, service_ssl_key: certificate.key };
+      // tls.example and *.tls.example: neither other.example nor a name two labels below.
+      for (const name of ['other.example', 'a.b.tls.example']) {
+        const refused = await send('POST', base, { body: { name, origins: [{ origin_data: '192.0.2.1' }], ...pair } });
+        assertInvalid(refused, 'service_ssl_crt', name);
+        assert.match(refused.body.fields.service_ssl_crt, new RegExp(`does not cover .*${name.replaceAll('.', '\\.')}`));
+      }
+      assert.ok(!(await list()).some((x: { name: string }) => x.name === 'other.example' || x.name === 'a.b.tls.example'), 'nothing was created');
+      const plain = await create({ name: 'uncovered.example', origins: [{ origin_data: '192.0.2.1' }] });
+      await refusedPut(plain.id, { ...plain, ...pair }, 'service_ssl_crt');
+      await remove(plain.id);
+      // A wildcard covers one label; renaming within it keeps the certificate, renaming out of it is refused.
+      const r = await create({ name: `shop.${tlsName}`, origins: [{ origin_data: '192.0.2.1' }], ...pair });
+      assert.equal(r.ssl_type, 'custom');
+      const renamed = await put(r.id, { ...r, name: `store.${tlsName}` });
+      assert.equal(renamed.service_ssl_expire, certificateExpire);
+      await refusedPut(r.id, { ...renamed, name: 'elsewhere.example' }, 'service_ssl_crt');
+      await remove(r.id);
+    });
+
     test('account B gets 404 for A\'s resource, does not list it, cannot take its names; A\'s resource is unchanged', async () => {
       const mine = await create({ name: 'private.example', aliases: [{ alias_data: 'www.private.example' }], origins: [{ origin_data: '192.0.2.1' }] });
       const account = await send('POST', '/iam/accounts', { body: { email: 'owner@b.example', password: 'b password 1' } });

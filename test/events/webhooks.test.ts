@@ -343,6 +343,10 @@ describe('webhook targets', () => {
     ['http://224.0.0.1/', /multicast/],
     ['http://255.255.255.255/', /broadcast/],
     ['http://[64:ff9b::a01:203]/', /NAT64-embedded private/],
+    // IPv4-compatible (deprecated): the URL parser writes it ::7f00:1, which ipaddr.js calls unicast.
+    ['http://[::127.0.0.1]/', /deprecated IPv4-compatible/],
+    ['http://[::8.8.8.8]/', /deprecated IPv4-compatible/],
+    ['http://[::1:0:0:1]/', /non-global IPv6/],
     // Shorthand literals are normalised by the URL parser before the check.
     ['http://2130706433/', /loopback/],
     ['http://0x7f.1/', /loopback/],

@@ -2,15 +2,16 @@
 // detail by the use cases (field-level errors for content, pickers and meta); these schemas set the
 // outer shape.
 import { Type } from 'typebox';
+import { BoundedInteger, maxOffset, UncoercedString } from './common.ts';
 
 const Meta = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.String()], {
   description: 'An object, or a string holding a JSON object; keys `webhook` (URL) and `webhook_method` are acted on',
 });
 
 export const ZoneBody = Type.Object({
-  name: Type.Optional(Type.String({ maxLength: 255, description: 'Zone name (required on create; ignored on update)' })),
-  contact: Type.Optional(Type.String({ maxLength: 255, description: 'SOA contact: e-mail address or RNAME' })),
-  primary_server: Type.Optional(Type.String({ maxLength: 255 })),
+  name: Type.Optional(UncoercedString('the zone name (required on create; ignored on update)')),
+  contact: Type.Optional(UncoercedString('the SOA contact, an e-mail address or RNAME')),
+  primary_server: Type.Optional(UncoercedString('the SOA MNAME, a host name')),
   enabled: Type.Optional(Type.Boolean()),
   serial: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
   refresh: Type.Optional(Type.Integer()),
@@ -77,8 +78,8 @@ export const RrsetResult = Type.Object(
 
 const direction = Type.Union([Type.Literal('asc'), Type.Literal('desc')]);
 const paging = {
-  offset: Type.Integer({ minimum: 0, default: 0 }),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'absent: everything' })),
+  offset: Type.Optional(BoundedInteger({ minimum: 0, maximum: maxOffset, description: 'default 0' })),
+  limit: Type.Optional(BoundedInteger({ minimum: 1, maximum: 100000, description: 'absent: everything' })),
   order_direction: Type.Optional(direction),
 };
 

@@ -31,7 +31,7 @@ export function rrsetRoutes(app: FastifyInstance, ctx: DnsContext): void {
     async (request, reply) => {
       const q = request.query;
       const body = await listRrsets(ctx, principal(request), request.params.zoneName, {
-        offset: q.offset,
+        offset: q.offset ?? 0,
         limit: q.limit,
         orderBy: q.order_by ?? 'name',
         direction: q.order_direction ?? 'asc',

@@ -38,7 +38,7 @@ export function zoneRoutes(app: FastifyInstance, ctx: DnsContext): void {
       const q = request.query;
       const enabled = q.enabled ?? (q.status === undefined ? undefined : q.status === 'active');
       const body = await listZones(ctx, principal(request), {
-        offset: q.offset,
+        offset: q.offset ?? 0,
         limit: q.limit,
         orderBy: q.order_by ?? 'name',
         direction: q.order_direction ?? 'asc',
