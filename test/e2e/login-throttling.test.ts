@@ -67,9 +67,11 @@ for (const engine of engines()) {
       const counted = Number(/^edgeplane_password_hashes_refused_total (\d+)$/m.exec(metrics)?.[1]);
       assert.ok(counted >= refused / 2, `the hasher refused them (${String(counted)} of ${String(refused)} counted)`);
       const series = (name: string) => Number(new RegExp(`^edgeplane_http_request_duration_seconds_${name}method="POST",route="/iam/auth/jwt/login",status_code="429"\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
-      const quick = series('bucket\\{le="0.25",');
+      // Without the bound nothing is refused and logins wait for seconds; a second leaves room for the
+      // event loop being shared with 600 requests a second on a loaded machine.
+      const quick = series('bucket\\{le="1",');
       const all = series('count\\{');
-      assert.ok(quick >= 0.9 * all, `90% of the refusals took under 250 ms in the server (${String(quick)} of ${String(all)})`);
+      assert.ok(quick >= 0.9 * all, `90% of the refusals took under 1 s in the server (${String(quick)} of ${String(all)})`);
 
       // A generous bound: the machine is shared and the flood itself is served on the same event loop.
       const quiet = median(baseline);
