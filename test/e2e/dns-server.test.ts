@@ -359,6 +359,9 @@ describe('DNS workers sharing the port', () => {
       }
       const metrics = (await call(service.url, 'GET', '/metrics')).text;
       assert.equal(Number(/edgeplane_dns_queries_total\{transport="udp",qtype="A",rcode="NOERROR"\} (\d+)/.exec(metrics)?.[1]), sent);
+      // The process's own figures too, though another service of this process collected them first.
+      assert.match(metrics, /^edgeplane_process_cpu_user_seconds_total \d/m);
+      assert.match(metrics, /^edgeplane_nodejs_eventloop_lag_seconds \d/m);
 
       // Each transfer is logged by the thread that served it; each connection reaches either thread.
       const transfers = 16;
