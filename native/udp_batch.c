@@ -153,8 +153,6 @@ static napi_value open_socket(napi_env env, napi_callback_info info) {
 static void on_closed(uv_handle_t *handle) {
   udp_batch *s = handle->data;
   napi_env env = s->env;
-  close(s->fd);
-  s->fd = -1;
   napi_delete_reference(env, s->callback);
   for (int i = 0; i < 3; i++) napi_delete_reference(env, s->buffers[i]);
   napi_async_destroy(env, s->async);
@@ -162,11 +160,15 @@ static void on_closed(uv_handle_t *handle) {
   release(s);
 }
 
+// uv_close stops the poll at once; the socket is closed right after, so its port is free when
+// close() returns (a service restarted in the same process binds it again). The poll handle and
+// what it holds go in the loop's next close phase.
 static void begin_close(udp_batch *s) {
   if (s->closing) return;
   s->closing = 1;
-  uv_poll_stop(&s->poll);
   uv_close((uv_handle_t *)&s->poll, on_closed);
+  close(s->fd);
+  s->fd = -1;
 }
 
 // The thread's environment is going away (a worker ending) without close() having been called.

@@ -1,6 +1,8 @@
 // Builds and starts the service's roles: store and migrations, the DNS server, the HTTP API with the
 // first administrator and webhook delivery; stops it
 // gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
+// Nothing here is process-wide: several services may run in one process (the tests do).
+import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { bootstrapFirstAccount } from './accounts/accounts.ts';
@@ -25,16 +27,18 @@ import { migrateToLatest } from './store/migrate.ts';
 export interface Service {
   /** The API's base URL, when this process runs the api role. */
   url: string | undefined;
+  /** The DNS port (UDP and TCP), when this process runs the dns role. */
+  dnsPort: number | undefined;
   stop(): Promise<void>;
 }
 
 /** Each started part's stop, run in reverse order of starting. */
 type Stop = () => Promise<void>;
 
-async function startApi(config: Config, store: Store, logger: Logger, shared: { changes: ChangeFeed; metrics: Metrics; secretKey: Uint8Array }, stops: Stop[]): Promise<string> {
+async function startApi(config: Config, store: Store, logger: Logger, shared: { changes: ChangeFeed; metrics: Metrics; secretKey: Uint8Array; output: Writable }, stops: Stop[]): Promise<string> {
   const { changes, metrics } = shared;
   const passwords = passwordHasher({ concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue }, metrics.registry);
-  await bootstrap(config, store, passwords);
+  await bootstrap(config, store, passwords, shared.output);
   await reportOwnershipConflicts(store.db, logger, config.zoneAllowReserved);
   const key = loadOrCreateKey(config.dataDir, 'jwt-signing.key', config.jwtSecret);
   const delivery = startWebhookDelivery({ db: store.db, logger, allowPrivate: config.webhookAllowPrivate });
@@ -65,7 +69,11 @@ async function startApi(config: Config, store: Store, logger: Logger, shared: { 
   return url;
 }
 
-export async function startService(config: Config, logger: Logger): Promise<Service> {
+/**
+ * `output` is where the service writes what is not a log line (the first administrator's password)
+ * and where its DNS worker threads log; `logger` should write there too.
+ */
+export async function startService(config: Config, logger: Logger, output: Writable = process.stdout): Promise<Service> {
   const store = openStore(config);
   const stops: Stop[] = [() => store.close()];
   const stopAll = async () => {
@@ -80,6 +88,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     // The API seals private keys with it, and the DNS server opens the zones' DNSSEC keys.
     const secretKey = loadOrCreateKey(config.dataDir, 'secret.key', config.secretKey);
     // DNS first: its zones are loaded before the API can change them.
+    let dnsPort: number | undefined;
     if (config.roles.includes('dns')) {
       const dns = await startDnsRole({
         store,
@@ -92,6 +101,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         healthcheckAllowPrivate: config.healthcheckAllowPrivate,
         dataDir: config.dataDir,
         logLevel: config.logLevel,
+        output,
         settings: {
           databaseUrl: config.databaseUrl,
           geoipDb: config.geoipDb,
@@ -113,9 +123,10 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       });
       metrics.addSource(() => dns.workerMetrics());
       stops.push(() => dns.stop());
+      dnsPort = dns.port;
     }
-    const url = api ? await startApi(config, store, logger, { changes, metrics, secretKey }, stops) : undefined;
-    return { url, stop: stopAll };
+    const url = api ? await startApi(config, store, logger, { changes, metrics, secretKey, output }, stops) : undefined;
+    return { url, dnsPort, stop: stopAll };
   } catch (e) {
     await stopAll();
     throw e;
@@ -123,14 +134,26 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 }
 
 /** First start on an empty store: create the operators' account and tell how to log in. */
-async function bootstrap(config: Config, store: Store, passwords: PasswordHasher): Promise<void> {
+async function bootstrap(config: Config, store: Store, passwords: PasswordHasher, output: Writable): Promise<void> {
   const password = config.adminPassword ?? generatePassword();
   if (!(await bootstrapFirstAccount(store.db, passwords, config.adminEmail, password))) return;
   // Printed once, outside the JSON log, so the generated password never lands in log storage.
   const how = config.adminPassword === undefined
     ? `with the generated password ${password} (shown only this once)`
     : 'with the password from EDGEPLANE_ADMIN_PASSWORD';
-  process.stdout.write(`\nedgeplane: created the first administrator ${config.adminEmail}; log in ${how}.\n\n`);
+  output.write(`\nedgeplane: created the first administrator ${config.adminEmail}; log in ${how}.\n\n`);
+}
+
+/** Stops the service as a signal asks; resolves to the exit code the process should end with. */
+export async function shutDown(service: Service, logger: Logger, signal: string): Promise<number> {
+  logger.info({ signal }, 'shutting down');
+  try {
+    await service.stop();
+    return 0;
+  } catch (e) {
+    logger.error({ err: e }, 'shutdown failed');
+    return 1;
+  }
 }
 
 export function stopOnSignals(service: Service, logger: Logger): void {
@@ -138,14 +161,7 @@ export function stopOnSignals(service: Service, logger: Logger): void {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    service.stop().then(
-      () => process.exit(0),
-      (e: unknown) => {
-        logger.error({ err: e }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    void shutDown(service, logger, signal).then((code) => process.exit(code));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

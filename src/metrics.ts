@@ -13,9 +13,18 @@ export interface Metrics {
   contentType: string;
 }
 
+// Memory, CPU, event loop and GC figures belong to the process, and their collectors (a GC observer,
+// an event loop delay monitor) are never released: they are collected once however many services the
+// process starts (tests start many), and every service's registry includes them.
+let processMetrics: Registry | undefined;
+
 export function createMetrics(): Metrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'edgeplane_' });
+  if (processMetrics === undefined) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics, prefix: 'edgeplane_' });
+  }
+  // A registry of this service's own, holding the process's figures from the start.
+  const registry = Registry.merge([processMetrics]);
   const sources: (() => Promise<MetricsJson[]>)[] = [];
   return {
     registry,

@@ -1,4 +1,5 @@
-// The README's curl quick start works verbatim (only the base URL points at the test's service).
+// The README's curl quick start works verbatim (only the base URL points at the test's service),
+// against the service started as the README starts it: a process of its own.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,6 +17,7 @@ test('README quick start: log in, create an API token, call the API', async () =
   assert.match(block, /^EP=http:\/\/127\.0\.0\.1:8080$/m);
   const service = await startService({
     engine: 'sqlite',
+    process: true,
     env: { EDGEPLANE_ADMIN_EMAIL: 'admin@example.com', EDGEPLANE_ADMIN_PASSWORD: 'change-me-now' },
   });
   try {

@@ -6,9 +6,9 @@
 // a network it does not cover), the ASN where it has none. Location comes only from that database.
 import { fileURLToPath } from 'node:url';
 import { notAddress, parseAddress } from './address.ts';
-import { loadAsnRanges } from './asn-ranges.ts';
+import { loadAsnRanges, type AsnRanges } from './asn-ranges.ts';
 import { unknownGeo, type GeoInfo } from './geo-info.ts';
-import { openMmdb } from './mmdb.ts';
+import { openMmdb, type MmdbGeo } from './mmdb.ts';
 import { globallyReachable } from './special-purpose.ts';
 
 export interface GeoLookup {
@@ -23,15 +23,26 @@ export const defaultCountryDb = packageFile('@ip-location-db/geo-whois-asn-count
 
 const maxKnown = 65_536;
 
-/** Loads everything before resolving, so the first answers are already geo-aware: about 0.3 s, most
- *  of it parsing the ASN ranges (it blocks the event loop for about 0.1 s at a time), once at start. */
-export async function openGeo(options: { mmdbPath?: string }): Promise<GeoLookup> {
-  const { mmdbPath } = options;
-  const [custom, countries, asns] = await Promise.all([
-    mmdbPath === undefined ? undefined : openMmdb(mmdbPath),
+/** The shipped data never change and are only read: a thread loads them once, however many DNS
+ *  servers it starts (tests start many). A failed load is not kept. */
+let shipped: Promise<[MmdbGeo, AsnRanges]> | undefined;
+function shippedData(): Promise<[MmdbGeo, AsnRanges]> {
+  shipped ??= Promise.all([
     openMmdb(defaultCountryDb),
     loadAsnRanges(packageFile('@ip-location-db/asn', 'asn-ipv4.csv'), packageFile('@ip-location-db/asn', 'asn-ipv6.csv')),
-  ]);
+  ]).catch((e: unknown) => {
+    shipped = undefined;
+    throw e;
+  });
+  return shipped;
+}
+
+/** Loads everything before resolving, so the first answers are already geo-aware: about 0.3 s the
+ *  first time in a thread, most of it parsing the ASN ranges (it blocks the event loop for about
+ *  0.1 s at a time). */
+export async function openGeo(options: { mmdbPath?: string }): Promise<GeoLookup> {
+  const { mmdbPath } = options;
+  const [custom, [countries, asns]] = await Promise.all([mmdbPath === undefined ? undefined : openMmdb(mmdbPath), shippedData()]);
   const words = new Uint32Array(4);
   // Queries come from a limited set of resolvers and client subnets: their answers are kept, up to a bound.
   const known = new Map<string, GeoInfo>();

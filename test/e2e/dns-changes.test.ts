@@ -124,21 +124,29 @@ for (const engine of engines()) {
     });
 
     test('a webhook that could not be delivered is delivered after a restart', async () => {
-      // Reserve a port, then close it: the first attempt is refused.
-      const probe = await receiver();
-      const port = probe.port;
-      await probe.close();
-      await dns('POST', '/dns/v2/zones', { name: 'restart.example', meta: { webhook: `http://127.0.0.1:${port}/hook` } });
-      await dns('PUT', '/dns/v2/zones/restart.example/www/TXT', { resource_records: [{ content: ['survives'] }] });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.equal(await service.stop('SIGKILL'), 'SIGKILL');
-      const hook = await receiver(0, port);
+      // kill -9 needs a process of its own.
+      let killed = await startService({ engine, env: { EDGEPLANE_WEBHOOK_ALLOW_PRIVATE: '1' }, process: true });
       try {
-        service = await service.restart();
-        await waitFor(() => hook.deliveries.length >= 1);
-        assert.deepEqual(hook.deliveries[0]?.body.created.map((r) => r.name), ['www.restart.example']);
+        const killedAuth = bearer((await login(killed.url, adminEmail, adminPassword)).access);
+        const api = (method: string, path: string, body?: unknown) => call(killed.url, method, path, { auth: killedAuth, body, contentType: 'application/json' });
+        // Reserve a port, then close it: the first attempt is refused.
+        const probe = await receiver();
+        const port = probe.port;
+        await probe.close();
+        await api('POST', '/dns/v2/zones', { name: 'restart.example', meta: { webhook: `http://127.0.0.1:${port}/hook` } });
+        await api('PUT', '/dns/v2/zones/restart.example/www/TXT', { resource_records: [{ content: ['survives'] }] });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(await killed.stop('SIGKILL'), 'SIGKILL');
+        const hook = await receiver(0, port);
+        try {
+          killed = await killed.restart();
+          await waitFor(() => hook.deliveries.length >= 1);
+          assert.deepEqual(hook.deliveries[0]?.body.created.map((r) => r.name), ['www.restart.example']);
+        } finally {
+          await hook.close();
+        }
       } finally {
-        await hook.close();
+        await killed.dispose();
       }
     });
 

@@ -9,6 +9,7 @@ import { engines } from '../support/engines.ts';
 import { ask, buildQuery, decode, tcpExchange, udpExchange } from '../support/dns-client.ts';
 import { bearer, call, login } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
+import { waitFor } from '../support/wait.ts';
 
 const run = promisify(execFile);
 
@@ -341,8 +342,8 @@ for (const engine of engines()) {
 }
 
 describe('DNS workers sharing the port', () => {
-  test('every worker serves a change as soon as the API answers; metrics sum all workers', async () => {
-    const service = await startService({ engine: 'sqlite', env: { EDGEPLANE_DNS_WORKERS: '2' } });
+  test('every worker serves a change as soon as the API answers; metrics sum all workers; every worker logs to the output', async () => {
+    const service = await startService({ engine: 'sqlite', env: { EDGEPLANE_DNS_WORKERS: '2', EDGEPLANE_DNS_TRANSFER_ALLOW: '127.0.0.1' } });
     try {
       assert.match(service.output(), /with 2 worker\(s\)/);
       const auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
@@ -358,6 +359,16 @@ describe('DNS workers sharing the port', () => {
       }
       const metrics = (await call(service.url, 'GET', '/metrics')).text;
       assert.equal(Number(/edgeplane_dns_queries_total\{transport="udp",qtype="A",rcode="NOERROR"\} (\d+)/.exec(metrics)?.[1]), sent);
+      // The process's own figures too, though another service of this process collected them first.
+      assert.match(metrics, /^edgeplane_process_cpu_user_seconds_total \d/m);
+      assert.match(metrics, /^edgeplane_nodejs_eventloop_lag_seconds \d/m);
+
+      // Each transfer is logged by the thread that served it; each connection reaches either thread.
+      const transfers = 16;
+      for (let i = 0; i < transfers; i++) await tcpExchange(service.dnsPort, [buildQuery('workers.test', 'AXFR')]);
+      const logged = () => service.output().split('\n').filter((l) => l.includes('"msg":"zone transfer"')).length;
+      await waitFor(() => logged() >= transfers).catch(() => undefined);
+      assert.equal(logged(), transfers, 'every worker thread logs to the service\'s output');
     } finally {
       await service.dispose();
     }

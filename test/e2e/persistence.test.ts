@@ -1,4 +1,5 @@
 // What the service answered 2xx for survives a restart and kill -9; SIGTERM drains in-flight work.
+// Signals and exit codes: the service runs as a process of its own.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -10,7 +11,7 @@ for (const engine of engines()) {
   describe(`persistence and shutdown (${engine})`, () => {
     let service: Service;
     before(async () => {
-      service = await startService({ engine });
+      service = await startService({ engine, process: true });
     });
     after(() => service.dispose());
 

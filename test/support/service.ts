@@ -1,9 +1,17 @@
-// Starts the real service as a child process (`node src/main.ts serve`) on an ephemeral port,
-// with its own data dir and, on PostgreSQL, its own database. Logs are captured for inspection.
+// Starts the real service on ephemeral ports, with its own data dir and, on PostgreSQL, its own
+// database, and keeps what it writes (JSON log lines, the first start's notice) for inspection.
+// By default the service runs inside the test process (src/app.ts startService, as `serve` runs it):
+// starting one costs no Node start-up and no module loading. `{ process: true }` runs
+// `node src/main.ts serve` as a child process instead, for what only a process has: signals,
+// kill -9, exit codes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
+import { shutDown, startService as startApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
 import { createPostgresDatabase, type Engine, type TestDatabase } from './engines.ts';
 
 export const root = path.resolve(import.meta.dirname, '../..');
@@ -17,26 +25,34 @@ export interface Service {
   dnsPort: number;
   engine: Engine;
   dataDir: string;
+  /** The service's whole environment: `loadConfig` reads only this (a spawned process gets nothing else). */
   env: NodeJS.ProcessEnv;
-  /** Every line the process wrote to stdout so far. */
+  /** Everything the service wrote to stdout so far. */
   output(): string;
-  /** Stops with a signal and waits for the exit; resolves to the exit code or signal. */
+  /**
+   * Stops as the signal asks and resolves to the exit code (or, killed, the signal): SIGTERM and
+   * SIGINT shut down gracefully (0); anything else, SIGKILL say, needs `{ process: true }`.
+   */
   stop(signal?: NodeJS.Signals): Promise<number | string>;
-  /** Starts a new process on the same data dir and database. */
+  /** Starts a new service on the same data dir and database. */
   restart(): Promise<Service>;
   /**
-   * Starts another process on the same data dir and database with some settings changed (another
+   * Starts another service on the same data dir and database with some settings changed (another
    * node, say `EDGEPLANE_ROLES: 'dns'`); disposing of it only stops it.
    */
   sibling(env: Record<string, string>): Promise<Service>;
-  /** Stops the process and removes its data dir and database. */
+  /** Stops the service and removes its data dir and database. */
   dispose(): Promise<void>;
 }
 
 export interface StartOptions {
   engine: Engine;
   env?: Record<string, string>;
+  /** Runs `node src/main.ts serve` as a child process (signals, kill -9, exit codes). */
+  process?: boolean;
 }
+
+type Launch = (engine: Engine, dataDir: string, env: NodeJS.ProcessEnv, cleanup: () => Promise<void>) => Promise<Service>;
 
 export async function startService(options: StartOptions): Promise<Service> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-test-'));
@@ -58,16 +74,72 @@ export async function startService(options: StartOptions): Promise<Service> {
     await database?.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
-  return launch(options.engine, dataDir, env, cleanup);
+  const launch = options.process === true ? launchProcess : launchInProcess;
+  try {
+    return await launch(options.engine, dataDir, env, cleanup);
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
 }
 
-async function launch(engine: Engine, dataDir: string, env: NodeJS.ProcessEnv, cleanup: () => Promise<void>): Promise<Service> {
+/** The service in this process, configured from `env` alone, as `serve` would be. */
+const launchInProcess: Launch = async (engine, dataDir, env, cleanup) => {
+  let written = '';
+  const output = new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, done) {
+      written += chunk.toString();
+      done();
+    },
+  });
+  const config = loadConfig(env);
+  const logger = createLogger(config.logLevel, output);
+  const service = await startApp(config, logger, output);
+  let stopped: Promise<number> | undefined;
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (signal !== 'SIGTERM' && signal !== 'SIGINT') {
+      throw new Error(`an in-process service cannot take ${signal}: start it with startService({ process: true })`);
+    }
+    stopped ??= shutDown(service, logger, signal);
+    return stopped;
+  };
+  return {
+    url: service.url ?? '',
+    dnsPort: service.dnsPort ?? 0,
+    engine,
+    dataDir,
+    env,
+    output: () => written,
+    stop,
+    restart: () => launchInProcess(engine, dataDir, env, cleanup),
+    sibling: (extra) => launchInProcess(engine, dataDir, { ...env, ...extra }, () => Promise.resolve()),
+    dispose: async () => {
+      await stop();
+      await cleanup();
+    },
+  };
+};
+
+// A child outliving the tests (one timed out before disposing of it, say) would keep its ports.
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+const launchProcess: Launch = async (engine, dataDir, env, cleanup) => {
   const child: ChildProcess = spawn(process.execPath, [mainScript, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on('exit', (code, signal) => {
+      children.delete(child);
+      resolve(code ?? signal ?? -1);
+    }),
+  );
 
   // A process serves the roles it was given: only those announce an address ('' and 0 for the others).
   const roles = (env['EDGEPLANE_ROLES'] ?? 'api,dns').split(',');
@@ -87,6 +159,10 @@ async function launch(engine: Engine, dataDir: string, env: NodeJS.ProcessEnv, c
       clearTimeout(timer);
       reject(new Error(`service exited (${code}) before listening:\n${stdout}\n${stderr}`));
     });
+  }).catch(async (e: unknown) => {
+    child.kill('SIGKILL');
+    await exited;
+    throw e;
   });
 
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
@@ -101,11 +177,11 @@ async function launch(engine: Engine, dataDir: string, env: NodeJS.ProcessEnv, c
     env,
     output: () => stdout,
     stop,
-    restart: () => launch(engine, dataDir, env, cleanup),
-    sibling: (extra) => launch(engine, dataDir, { ...env, ...extra }, () => Promise.resolve()),
+    restart: () => launchProcess(engine, dataDir, env, cleanup),
+    sibling: (extra) => launchProcess(engine, dataDir, { ...env, ...extra }, () => Promise.resolve()),
     dispose: async () => {
       await stop('SIGKILL');
       await cleanup();
     },
   };
-}
+};

@@ -40,7 +40,9 @@ export interface FromWorker {
 const data = workerData as WorkerData;
 const port = parentPort;
 if (port === null) throw new Error('worker-main runs only as a worker thread');
-const logger = createLogger(data.logLevel);
+// Through this thread's stdout stream, which the main thread pipes to the service's output (pino's
+// default destination would write to the process's file descriptor 1 directly).
+const logger = createLogger(data.logLevel, process.stdout);
 const store = openStore({ dataDir: data.dataDir, databaseUrl: data.settings.databaseUrl });
 // Process-wide metrics (memory, CPU) are the main thread's; a worker counts only its queries.
 const registry = new Registry();

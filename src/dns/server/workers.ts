@@ -2,6 +2,7 @@
 // (SO_REUSEPORT: the kernel spreads queries across them). Every change is applied by all of them
 // before it is acknowledged, so the API answers once every thread serves the change; a thread that
 // cannot apply it keeps trying on its own (zone-sync.ts), and the API waits for it at most 10 s.
+import type { Writable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { Counter, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { ChangeFeed, ZoneChange } from '../../events/change-feed.ts';
@@ -26,6 +27,8 @@ export interface DnsRoleOptions extends Omit<DnsServerOptions, 'shared' | 'fed' 
   notify: readonly ListenAddress[];
   dataDir: string;
   logLevel: LogLevel;
+  /** Where the worker threads' log lines go: this thread's log's destination. */
+  output: Writable;
 }
 
 export interface DnsRole {
@@ -37,11 +40,15 @@ export interface DnsRole {
 
 interface Thread {
   request(message: WorkerRequest): Promise<FromWorker>;
+  /** Stops the thread's server, then the thread: the process may go on without it. */
+  stop(): Promise<void>;
   stopped: boolean;
 }
 
-function spawn(data: WorkerData, onFailure: (e: unknown) => void, onCaughtUp: (change: ZoneChange, served: boolean) => void): Promise<Thread> {
-  const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: data });
+function spawn(data: WorkerData, output: Writable, onFailure: (e: unknown) => void, onCaughtUp: (change: ZoneChange, served: boolean) => void): Promise<Thread> {
+  // A worker's stdout would go to the process's; the service's output may be elsewhere.
+  const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: data, stdout: true });
+  worker.stdout.pipe(output, { end: false });
   const waiting = new Map<number, (reply: FromWorker) => void>();
   let next = 1;
   const thread: Thread = {
@@ -54,6 +61,10 @@ function spawn(data: WorkerData, onFailure: (e: unknown) => void, onCaughtUp: (c
         worker.postMessage({ ...message, id } satisfies ToWorker);
       });
     },
+    stop: async () => {
+      await thread.request({ kind: 'stop' });
+      await worker.terminate();
+    },
   };
   return new Promise((resolve, reject) => {
     worker.on('message', (reply: FromWorker) => {
@@ -63,7 +74,10 @@ function spawn(data: WorkerData, onFailure: (e: unknown) => void, onCaughtUp: (c
       }
       if (reply.id === 0) {
         if (reply.kind === 'ready') resolve(thread);
-        else reject(new Error(`DNS worker failed to start: ${reply.error ?? ''}`));
+        else {
+          reject(new Error(`DNS worker failed to start: ${reply.error ?? ''}`));
+          void worker.terminate();
+        }
         return;
       }
       waiting.get(reply.id)?.(reply);
@@ -131,12 +145,13 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     settings: options.settings,
   });
   const onFailure = (e: unknown) => options.logger.error({ err: e }, 'DNS worker failed');
-  let threads: Thread[];
-  try {
-    threads = await Promise.all(Array.from({ length: options.workers - 1 }, (_, i) => spawn(data(i + 1), onFailure, onCaughtUp(i + 1))));
-  } catch (e) {
+  const started = await Promise.allSettled(Array.from({ length: options.workers - 1 }, (_, i) => spawn(data(i + 1), options.output, onFailure, onCaughtUp(i + 1))));
+  const threads = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed !== undefined) {
+    await Promise.all(threads.map((t) => t.stop()));
     await local.stop();
-    throw e;
+    throw failed.reason;
   }
   checking = true;
   refreshChecks();
@@ -176,7 +191,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     stop: async () => {
       unsubscribe?.();
       checker.stop();
-      await Promise.all(threads.map((t) => t.request({ kind: 'stop' })));
+      await Promise.all(threads.map((t) => t.stop()));
       await local.stop();
     },
     workerMetrics: async () => {
