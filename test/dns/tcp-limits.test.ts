@@ -1,8 +1,9 @@
-// The TCP connection caps on their own: what counts as one client, the cap in total and per client,
-// places given back, and two admissions on the same shared counters (as two DNS threads hold them).
+// The TCP connection caps on their own: the cap in total and per client (what counts as one client:
+// test/net/client-key.test.ts), places given back, and two admissions on the same shared counters
+// (as two DNS threads hold them).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clientKey, TcpAdmission, tcpLimits, type Place, type Refusal } from '../../src/dns/server/tcp-limits.ts';
+import { TcpAdmission, tcpLimits, type Place, type Refusal } from '../../src/dns/server/tcp-limits.ts';
 
 const limits = (maxClients: number, maxPerClient: number) => tcpLimits({ maxClients, maxPerClient, idleTimeoutMs: 10_000, maxPipelined: 100 });
 
@@ -13,14 +14,6 @@ function place(result: Place | Refusal): Place {
   assert.notEqual(typeof result, 'string', 'admitted');
   return result as Place;
 }
-
-test('one client is an IPv4 address (mapped or not) or an IPv6 /64', () => {
-  assert.deepEqual(clientKey('192.0.2.1'), [192, 0, 2, 1]);
-  assert.deepEqual(clientKey('::ffff:192.0.2.1'), [192, 0, 2, 1]);
-  assert.deepEqual(clientKey('2001:db8:1:2::1'), clientKey('2001:db8:1:2:ffff:ffff:ffff:9'));
-  assert.notDeepEqual(clientKey('2001:db8:1:2::1'), clientKey('2001:db8:1:3::1'));
-  assert.equal(clientKey('2001:db8:1:2::1').length, 8);
-});
 
 test('per client: the cap, whatever the address within its /64; other clients are not counted with it', () => {
   const admission = new TcpAdmission(limits(100, 2));

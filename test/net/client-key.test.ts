@@ -1,7 +1,7 @@
 // Per-client keys: IPv4 by address, IPv6 by /64, IPv4-mapped IPv6 as IPv4.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clientKey } from '../../src/net/client-key.ts';
+import { clientKey, clientOctets } from '../../src/net/client-key.ts';
 
 test('an IPv4 address is its own key, also when it arrives IPv4-mapped', () => {
   assert.equal(clientKey('192.0.2.1'), '192.0.2.1');
@@ -23,4 +23,12 @@ test('IPv6 addresses of one /64 share a key; another /64 has its own', () => {
 test('what is not an address is kept as is', () => {
   assert.equal(clientKey(''), '');
   assert.equal(clientKey('unix-socket'), 'unix-socket');
+});
+
+test('the octets of one client: an IPv4 address (mapped or not) or an IPv6 /64', () => {
+  assert.deepEqual(clientOctets('192.0.2.1'), [192, 0, 2, 1]);
+  assert.deepEqual(clientOctets('::ffff:192.0.2.1'), [192, 0, 2, 1]);
+  assert.deepEqual(clientOctets('2001:db8:1:2::1'), clientOctets('2001:db8:1:2:ffff:ffff:ffff:9'));
+  assert.notDeepEqual(clientOctets('2001:db8:1:2::1'), clientOctets('2001:db8:1:3::1'));
+  assert.equal(clientOctets('2001:db8:1:2::1').length, 8);
 });

@@ -14,7 +14,7 @@
 // aiming at one.
 import { randomInt } from 'node:crypto';
 import fs from 'node:fs';
-import ipaddr from 'ipaddr.js';
+import { clientOctets } from '../../net/client-key.ts';
 
 export interface TcpSettings {
   /** Connections open at once across every DNS thread of the process. */
@@ -71,13 +71,6 @@ export function openFileLimit(): number | undefined {
   }
 }
 
-/** The octets that name a client: an IPv4 address, or the /64 of an IPv6 one; IPv4-mapped IPv6 is IPv4. */
-export function clientKey(address: string): number[] {
-  if (!ipaddr.isValid(address)) return [];
-  const bytes = ipaddr.process(address).toByteArray();
-  return bytes.length === 4 ? bytes : bytes.slice(0, 8);
-}
-
 export class TcpAdmission {
   readonly #counts: Int32Array;
   readonly #maxClients: number;
@@ -117,7 +110,7 @@ export class TcpAdmission {
   /** Two counters from one 32-bit hash of the client's octets (FNV-1a from the seed, then mixed). */
   #slots(address: string): Place {
     let hash = (Atomics.load(this.#counts, seed) ^ 0x811c9dc5) >>> 0;
-    for (const octet of clientKey(address)) hash = Math.imul(hash ^ octet, 0x01000193);
+    for (const octet of clientOctets(address)) hash = Math.imul(hash ^ octet, 0x01000193);
     hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
     hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
     hash ^= hash >>> 16;
