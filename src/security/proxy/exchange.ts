@@ -1,0 +1,39 @@
+// One request as the proxy's steps see it, and what a step may answer instead of the origin.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+
+export type ProxyRequest = IncomingMessage | Http2ServerRequest;
+export type ProxyResponse = ServerResponse | Http2ServerResponse;
+
+export interface Exchange {
+  req: ProxyRequest;
+  res: ProxyResponse;
+  /** The real client's address (PROXY protocol or a trusted X-Forwarded-For applied; IPv4-mapped IPv6 as IPv4). */
+  client: string;
+  /** The request came over TLS. */
+  secure: boolean;
+  /** The host asked for: lower case, no port, no trailing dot. */
+  host: string;
+  /** Upper case, as sent. */
+  method: string;
+  /** The path without the query string, as sent (not decoded). */
+  path: string;
+  /** Headers added to the origin's answer (HSTS, a challenge's cookie). */
+  answerHeaders: Record<string, string | string[]>;
+}
+
+/** An answer the proxy gives itself instead of forwarding: a refusal, a redirect, a challenge. */
+export interface Answer {
+  status: number;
+  /** The outcome for metrics and the access log: `blacklist`, `geo`, `rate_limit`, `redirect`, ... */
+  reason: string;
+  headers?: Record<string, string | string[]>;
+  body?: string;
+}
+
+/**
+ * One check or rewrite of a resource's policy. `pass`: the client is trusted (whitelisted), skip the
+ * remaining checks; undefined: go on; an Answer: answer with it and stop.
+ */
+export type StepResult = Answer | 'pass' | undefined;
+export type Step = (exchange: Exchange) => StepResult | Promise<StepResult>;
