@@ -1,0 +1,146 @@
+// Forwards a request to the resource's origins and streams the answer back, for HTTP/1.1 clients
+// (node:http) and HTTP/2 clients (node:http2's compatibility API) alike. Neither body is held
+// whole: the request body is undici's to read from the client's stream at the origin's pace, and
+// the answer is written as it comes, the origin paused while the client's side is full. When the
+// client leaves, the origin request is aborted; when the origin fails in mid-answer, the client is
+// cut off rather than given a truncated answer as a whole one.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Http2ServerRequest } from 'node:http2';
+import type { Dispatcher } from 'undici';
+import type { Exchange, ProxyRequest } from '../exchange.ts';
+import { clientResponseHeaders, originRequestHeaders, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
+import { clientLeft, Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
+
+export type { ForwardOutcome, ForwardResult } from './forwarding.ts';
+
+/** The forwarding a request and its response belong to, for their event listeners (shared, not per-request closures). */
+const forwardingOf = Symbol('forwarding');
+
+interface Carrier {
+  [forwardingOf]?: HttpForwarding;
+}
+
+/**
+ * What forwarding uses of a response, which node:http's ServerResponse and node:http2's
+ * Http2ServerResponse both are, carrying its forwarding for the listeners.
+ */
+interface ResponseSink extends Carrier {
+  readonly headersSent: boolean;
+  writeHead(statusCode: number, headers: string[]): unknown;
+  write(chunk: Buffer): boolean;
+  end(body: string): unknown;
+  destroy(): unknown;
+  on(event: 'close' | 'drain', listener: (this: ResponseSink) => void): unknown;
+}
+
+/**
+ * The client left. For HTTP/2 this also guards uploads: a request body cut short (the stream reset)
+ * still ends like a whole one in node:http2, but only after the response's 'close', which aborts
+ * the origin request first.
+ */
+function onClientClose(this: ResponseSink): void {
+  this[forwardingOf]?.closed();
+}
+
+function onClientDrain(this: ResponseSink): void {
+  this[forwardingOf]?.drained();
+}
+
+/** Whether a request has no body: undici then has nothing to read, and it may be sent again. */
+function bodiless(req: ProxyRequest): boolean {
+  if (req.httpVersionMajor === 2) return (req as Http2ServerRequest).stream.endAfterHeaders;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+}
+
+class HttpForwarding extends Forwarding {
+  readonly #req: ProxyRequest;
+  readonly #res: ResponseSink;
+  #drainListened = false;
+
+  constructor(exchange: Exchange, target: ForwardTarget, options: Dispatcher.DispatchOptions) {
+    super(target.origins, exchange, options);
+    this.#req = exchange.req;
+    this.#res = exchange.res;
+    this.#res[forwardingOf] = this;
+    this.#res.on('close', onClientClose);
+  }
+
+  closed(): void {
+    this.clientClosed();
+  }
+
+  drained(): void {
+    this.controller?.resume();
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    // 1xx (103 Early Hints) are not relayed: the final answer follows.
+    if (statusCode < 200) return;
+    if (this.done) {
+      controller.abort(clientLeft);
+      return;
+    }
+    this.answered();
+    try {
+      this.#res.writeHead(statusCode, clientResponseHeaders(headers, this.exchange.answerHeaders));
+    } catch {
+      // A header the client's protocol cannot carry (HTTP/2 is stricter than HTTP/1.1).
+      controller.abort(new Error('the origin answered headers that cannot be relayed'));
+      return;
+    }
+    this.responding = true;
+    this.status = statusCode;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#res.write(chunk)) return;
+    controller.pause();
+    if (!this.#drainListened) {
+      this.#drainListened = true;
+      this.#res.on('drain', onClientDrain);
+    }
+  }
+
+  onResponseEnd(): void {
+    if (this.done) return;
+    this.#res.end('');
+    this.finish('passed', this.status);
+  }
+
+  protected clientError(error: Error): boolean {
+    const req = this.#req;
+    return req.errored === error || (req.httpVersionMajor === 2 ? (req as Http2ServerRequest).stream.destroyed : req.socket.destroyed);
+  }
+
+  protected answer(status: number, body: string, outcome: ForwardOutcome): void {
+    const res = this.#res;
+    if (res.headersSent) {
+      this.cutOff();
+      this.finish(outcome, status);
+      return;
+    }
+    res.writeHead(status, ownAnswerHeaders(body, this.exchange.answerHeaders));
+    res.end(body);
+    this.finish(outcome, status);
+  }
+
+  protected cutOff(): void {
+    this.#res.destroy();
+  }
+}
+
+/**
+ * Forwards the exchange's request to one of the resource's origins and relays the answer;
+ * resolves once the client's side is over (answered, cut off, or gone).
+ */
+export function forward(exchange: Exchange, resource: ForwardTarget): Promise<ForwardResult> {
+  const req = exchange.req;
+  const options: Dispatcher.DispatchOptions = {
+    method: exchange.method,
+    path: originTarget(req.url ?? '/'),
+    headers: originRequestHeaders(req, exchange),
+    body: bodiless(req) ? null : req,
+  };
+  return new HttpForwarding(exchange, resource, options).start();
+}
