@@ -54,7 +54,7 @@ test('two nodes share one bucket exactly, on the Redis server clock', async () =
   await Promise.all([shared(a), shared(b)]);
   const key = `r1:0:${randomUUID()}`;
   // 10/s with a burst of 10, taken alternately from both nodes at once.
-  const first = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).take(key, 10, 10)));
+  const first = await Promise.all(Array.from({ length: 10 }, async (_, i) => (i % 2 === 0 ? a : b).take(key, 10, 10)));
   assert.deepEqual(first, new Array(10).fill(0));
   const refused = await b.take(key, 10, 10);
   assert.ok(refused > 0 && refused <= 0.1, `the 11th waits up to 1/10 s (${refused})`);
@@ -132,11 +132,10 @@ test('a Redis that stops answering delays one decision by the command timeout, t
   await shared(counters);
   relay.freeze(true);
   const key = `r1:3:${randomUUID()}`;
-  let started = performance.now();
+  const started = performance.now();
   assert.equal(await counters.take(key, 1, 1), 0);
   const waited = performance.now() - started;
   assert.ok(waited >= 40 && waited < 200, `the first decision waits the timeout (${waited} ms)`);
-  started = performance.now();
   const next = counters.take(key, 1, 1);
   assert.equal(typeof next, 'number', 'then local at once');
   assert.ok((next as number) > 0, 'and still counted');

@@ -4,8 +4,7 @@
 //
 // Bound: at most `maxKeys` buckets (default 100,000, about 10 MB). A flood of distinct client
 // addresses fills the Map; when it is full, stale buckets are dropped, and if that is not enough the
-// oldest tenth (by when their bucket last started filling) goes: those clients start again with a
-// full bucket. Memory stays bounded; the price of a flood wider than the bound is leniency towards
+// oldest tenth (by when they were first seen) goes: those clients start again with a full bucket. Memory stays bounded; the price of a flood wider than the bound is leniency towards
 // some clients, never refusing clients that did nothing.
 import { performance } from 'node:perf_hooks';
 import type { RateCounters } from './rate-counters.ts';
@@ -51,12 +50,8 @@ export function localCounters(options: LocalCountersOptions = {}): LocalCounters
       const interval = 1000 / perSecond;
       const tolerance = (Math.max(1, burst) - 1) * interval;
       let tat = tats.get(key);
-      if (tat === undefined || tat <= time) {
-        // A full bucket; re-inserted so the Map's order stays the order buckets started filling.
-        if (tat !== undefined) tats.delete(key);
-        else if (tats.size >= maxKeys) evict(time);
-        tat = time;
-      }
+      if (tat === undefined && tats.size >= maxKeys) evict(time);
+      if (tat === undefined || tat < time) tat = time;
       const wait = tat - time - tolerance;
       if (wait > epsilonMs) return wait / 1000;
       tats.set(key, tat + interval);

@@ -107,13 +107,31 @@ function contains({ width, starts, ends, count }: Ranges): boolean {
   return found >= 0 && compare(ends, found, width) <= 0;
 }
 
+/** contains() for IPv4, on plain numbers: most clients are IPv4, and this is half the cost. */
+function containsV4({ starts, ends, count }: Ranges): boolean {
+  const value = clientWords[0] ?? 0;
+  let low = 0;
+  let high = count - 1;
+  let found = -1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    if ((starts[middle] ?? 0) <= value) {
+      found = middle;
+      low = middle + 1;
+    } else {
+      high = middle - 1;
+    }
+  }
+  return found >= 0 && value <= (ends[found] ?? 0);
+}
+
 function setOf(v4: Ranges, v6: Ranges): AddressSet {
   return {
     ranges: v4.count + v6.count,
     has(address) {
       const family = parseClient(address);
       if (family === notAddress) return false;
-      return contains(family === ipv4 ? v4 : v6);
+      return family === ipv4 ? containsV4(v4) : contains(v6);
     },
   };
 }

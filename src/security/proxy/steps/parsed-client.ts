@@ -31,7 +31,9 @@ const clientWordsV6 = ipv6ClientPrefix / 32;
 export function clientKeyOf(address: string): string {
   const family = parseClient(address);
   if (lastKey !== undefined) return lastKey;
-  if (family === ipv4) {
+  if (family === ipv4 && canonicalIpv4(address)) {
+    lastKey = address;
+  } else if (family === ipv4) {
     const value = clientWords[0] ?? 0;
     lastKey = `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
   } else if (family === ipv6) {
@@ -45,4 +47,14 @@ export function clientKeyOf(address: string): string {
     lastKey = address;
   }
   return lastKey;
+}
+
+/** Whether parsed IPv4 text is already in its one spelling: no `::ffff:` and no leading zero. */
+function canonicalIpv4(address: string): boolean {
+  for (let i = 0; i < address.length; i++) {
+    const c = address.charCodeAt(i);
+    if (c === 0x3a) return false;
+    if (c === 0x30 && (i === 0 || address.charCodeAt(i - 1) === 0x2e) && i + 1 < address.length && address.charCodeAt(i + 1) !== 0x2e) return false;
+  }
+  return true;
 }

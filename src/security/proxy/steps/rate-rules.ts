@@ -39,15 +39,24 @@ export const rateRulesStep: StepCompiler = (policy, deps) => {
   }
   if (rules.length === 0) return undefined;
   const { counters } = deps;
+  // The bucket keys of the last client: the requests of a keep-alive connection reuse the same
+  // strings, whose hashes V8 keeps, instead of building and hashing new ones.
+  let lastClient: string | undefined;
+  const keys: (string | undefined)[] = new Array<string | undefined>(rules.length);
   return (exchange) => {
     const path = normalizedPath(exchange.path);
-    let client: string | undefined;
+    if (exchange.client !== lastClient) {
+      lastClient = exchange.client;
+      keys.fill(undefined);
+    }
     let wait = 0;
     let pending: Promise<number>[] | undefined;
-    for (const rule of rules) {
-      if (!rule.matches(exchange.method, path)) continue;
-      client ??= clientKeyOf(exchange.client);
-      const taken = counters.take(rule.keyPrefix + client, rule.perSecond, rule.perSecond);
+    for (let index = 0; index < rules.length; index++) {
+      const rule = rules[index];
+      if (rule === undefined || !rule.matches(exchange.method, path)) continue;
+      let key = keys[index];
+      if (key === undefined) key = keys[index] = rule.keyPrefix + clientKeyOf(exchange.client);
+      const taken = counters.take(key, rule.perSecond, rule.perSecond);
       if (typeof taken === 'number') wait = Math.max(wait, taken);
       else (pending ??= []).push(taken);
     }
