@@ -140,6 +140,13 @@ test('a Redis that stops answering delays one decision by the command timeout, t
   assert.equal(typeof next, 'number', 'then local at once');
   assert.ok((next as number) > 0, 'and still counted');
   assert.equal(lines.filter((line) => line.startsWith('warn')).length, 1);
+  // The cool-down over and Redis still silent: one decision alone tries it, the others stay local.
+  await new Promise((resolve) => setTimeout(resolve, 320));
+  const probe = counters.take(`r1:5:${randomUUID()}`, 1, 1);
+  assert.ok(probe instanceof Promise, 'one decision tries Redis');
+  assert.equal(typeof counters.take(`r1:5:${randomUUID()}`, 1, 1), 'number', 'the next ones do not wait for it');
+  assert.equal(await probe, 0);
+  assert.equal(typeof counters.take(`r1:5:${randomUUID()}`, 1, 1), 'number', 'timed out: local again');
   // Answering again and the cool-down over: shared again, and that is logged.
   relay.freeze(false);
   await new Promise((resolve) => setTimeout(resolve, 350));

@@ -5,9 +5,9 @@
 // When Redis is away the proxy keeps deciding, with this node's own counters (local-counters.ts):
 // each node then allows a client up to the whole rate by itself, which is lenient, and nothing waits
 // for Redis. "Away" is: not connected (reconnection is retried with a backoff up to 5 s), or a
-// command not answered within `commandTimeoutMs` (then Redis is left alone for `cooldownMs` before
-// the next try, so a slow Redis delays one request per cool-down, not all of them). The outage is
-// logged once when it starts and once when the counters are shared again.
+// command not answered within `commandTimeoutMs` (then Redis is left alone for `cooldownMs`, and
+// one decision alone tries it again: a slow Redis delays one request per cool-down, not all of
+// them). The outage is logged once when it starts and once when the counters are shared again.
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -59,7 +59,9 @@ export function redisCounters(options: RedisCountersOptions): RateCounters {
   });
   let away = false;
   let closing = false;
+  // After a timeout: decisions are local until then, and then one decision alone tries Redis again.
   let localUntil = 0;
+  let probing = false;
   const wentAway = (error: unknown) => {
     if (away || closing) return;
     away = true;
@@ -67,6 +69,7 @@ export function redisCounters(options: RedisCountersOptions): RateCounters {
   };
   const cameBack = () => {
     localUntil = 0;
+    probing = false;
     if (!away) return;
     away = false;
     logger.info('rate counters: Redis answers again; counters are shared again');
@@ -87,7 +90,11 @@ export function redisCounters(options: RedisCountersOptions): RateCounters {
 
   return {
     take(key, perSecond, burst) {
-      if (redis.status !== 'ready' || (localUntil !== 0 && Date.now() < localUntil)) return fallback.take(key, perSecond, burst);
+      if (redis.status !== 'ready') return fallback.take(key, perSecond, burst);
+      if (localUntil !== 0) {
+        if (probing || Date.now() < localUntil) return fallback.take(key, perSecond, burst);
+        probing = true;
+      }
       const interval = Math.max(1, Math.round(1e6 / perSecond));
       const tolerance = (Math.max(1, burst) - 1) * interval;
       return run(prefix + key, interval, tolerance).then(
@@ -97,6 +104,7 @@ export function redisCounters(options: RedisCountersOptions): RateCounters {
         },
         (error: unknown) => {
           localUntil = Date.now() + cooldownMs;
+          probing = false;
           wentAway(error);
           return fallback.take(key, perSecond, burst);
         },

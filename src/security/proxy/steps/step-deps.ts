@@ -1,5 +1,6 @@
 // What a resource's steps need from their proxy thread, and the shape of a step's compiler. The
-// thread's ThreadDeps holds all of it; steps ask for no more, so they can be built and tested alone.
+// thread's ThreadDeps (thread-deps.ts) holds all of it; steps ask for no more, so they can be built
+// and tested alone.
 import type { GeoLookup } from '../../../geo/geoip.ts';
 import type { Step } from '../exchange.ts';
 import type { ResourcePolicy } from '../policy.ts';
