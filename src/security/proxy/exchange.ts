@@ -1,9 +1,19 @@
 // One request as the proxy's steps see it, and what a step may answer instead of the origin.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { Http2ServerRequest } from 'node:http2';
+import type { Writable } from 'node:stream';
 
 export type ProxyRequest = IncomingMessage | Http2ServerRequest;
-export type ProxyResponse = ServerResponse | Http2ServerResponse;
+
+/**
+ * The answer to the client: node:http's ServerResponse (HTTP/1.1) or http2's compat
+ * Http2ServerResponse (h2), through the calls both take alike (a union of the two is not callable).
+ */
+export interface ProxyResponse extends Writable {
+  readonly headersSent: boolean;
+  /** Headers as an object, or as a flat name, value list (a name repeated for each of its values): both take either. */
+  writeHead(statusCode: number, headers?: OutgoingHttpHeaders | string[]): this;
+}
 
 export interface Exchange {
   req: ProxyRequest;
@@ -36,4 +46,9 @@ export interface Answer {
  * remaining checks; undefined: go on; an Answer: answer with it and stop.
  */
 export type StepResult = Answer | 'pass' | undefined;
-export type Step = (exchange: Exchange) => StepResult | Promise<StepResult>;
+/**
+ * What a step sees of an exchange: all but the response, which a step never writes (it returns its
+ * answer). A WebSocket upgrade has no response object, only its socket, and passes the same steps.
+ */
+export type StepExchange = Omit<Exchange, 'res'>;
+export type Step = (exchange: StepExchange) => StepResult | Promise<StepResult>;

@@ -7,7 +7,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import type { Dispatcher } from 'undici';
-import type { Exchange, ProxyRequest } from '../exchange.ts';
+import type { Exchange, ProxyRequest, ProxyResponse } from '../exchange.ts';
 import { clientResponseHeaders, originRequestHeaders, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
 import { clientLeft, Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
 
@@ -20,18 +20,8 @@ interface Carrier {
   [forwardingOf]?: HttpForwarding;
 }
 
-/**
- * What forwarding uses of a response, which node:http's ServerResponse and node:http2's
- * Http2ServerResponse both are, carrying its forwarding for the listeners.
- */
-interface ResponseSink extends Carrier {
-  readonly headersSent: boolean;
-  writeHead(statusCode: number, headers: string[]): unknown;
-  write(chunk: Buffer): boolean;
-  end(body: string): unknown;
-  destroy(): unknown;
-  on(event: 'close' | 'drain', listener: (this: ResponseSink) => void): unknown;
-}
+/** A response carrying its forwarding for the listeners. */
+type ResponseSink = ProxyResponse & Carrier;
 
 /**
  * The client left. For HTTP/2 this also guards uploads: a request body cut short (the stream reset)
@@ -104,7 +94,7 @@ class HttpForwarding extends Forwarding {
 
   onResponseEnd(): void {
     if (this.done) return;
-    this.#res.end('');
+    this.#res.end();
     this.finish('passed', this.status);
   }
 

@@ -8,12 +8,9 @@ import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage } from 'no
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { Exchange } from '../exchange.ts';
+import type { Answer, StepExchange } from '../exchange.ts';
 import { clientResponseHeaders, originRequestHeaders, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
 import { clientLeft, Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
-
-/** What an upgrade's exchange holds: an Exchange without a response object (the answer is raw bytes on the socket). */
-export type UpgradeExchange = Pick<Exchange, 'client' | 'secure' | 'host' | 'method' | 'answerHeaders'>;
 
 /** An HTTP/1.1 response head, as raw text. */
 function responseHead(status: number, headers: string[], last: string): string {
@@ -40,7 +37,7 @@ class UpgradeForwarding extends Forwarding {
   readonly #socket: Duplex;
   readonly #head: Buffer;
 
-  constructor(exchange: UpgradeExchange, target: ForwardTarget, socket: Duplex, head: Buffer, options: Dispatcher.DispatchOptions) {
+  constructor(exchange: StepExchange, target: ForwardTarget, socket: Duplex, head: Buffer, options: Dispatcher.DispatchOptions) {
     super(target.origins, exchange, options);
     this.#socket = socket;
     this.#head = head;
@@ -108,7 +105,7 @@ class UpgradeForwarding extends Forwarding {
  * read past its head) to one of the resource's origins; resolves once the origin switched protocols
  * (or refused, or none answered) and the client has its answer.
  */
-export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, exchange: UpgradeExchange, resource: ForwardTarget): Promise<ForwardResult> {
+export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ForwardTarget): Promise<ForwardResult> {
   const upgrade = req.headers.upgrade ?? 'websocket';
   const options: Dispatcher.DispatchOptions = {
     method: exchange.method,
@@ -118,4 +115,13 @@ export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffe
     upgrade,
   };
   return new UpgradeForwarding(exchange, resource, socket, head, options).start();
+}
+
+/** Answers an upgrade request with the proxy's own answer (a refusal, a redirect) and closes the connection. */
+export function answerUpgrade(socket: Duplex, answer: Answer, extra: Record<string, string | string[]>): void {
+  const body = answer.body ?? `${String(answer.status)} ${answer.reason}\n`;
+  const headers: Record<string, string | string[]> = { 'content-type': 'text/plain; charset=utf-8', ...extra, ...answer.headers, 'content-length': String(Buffer.byteLength(body)) };
+  const lines: string[] = [];
+  for (const [name, value] of Object.entries(headers)) for (const one of typeof value === 'string' ? [value] : value) lines.push(name, one);
+  if (!socket.destroyed) socket.end(responseHead(answer.status, lines, 'connection: close\r\n') + body);
 }
