@@ -127,7 +127,11 @@ export async function startProxy(origins: OriginSet, tls?: KeyPair): Promise<Pro
   const results: ForwardResult[] = [];
   const target = { origins };
   const onRequest = (req: ProxyRequest, res: ProxyResponse) => {
-    void forward(exchangeOf(req, res, tls !== undefined), target).then((result) => results.push({ ...result }));
+    const run = () => void forward(exchangeOf(req, res, tls !== undefined), target).then((result) => results.push({ ...result }));
+    // As slow checks before forwarding would (a remote rate-limit store, say).
+    const delay = req.headers['x-test-delay'];
+    if (typeof delay === 'string') setTimeout(run, Number(delay));
+    else run();
   };
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     void forwardUpgrade(req, socket, head, exchangeOf(req, undefined, tls !== undefined), target).then((result) => results.push({ ...result }));

@@ -131,6 +131,18 @@ describe('either side going away', () => {
     assert.deepEqual(proxy.results.map((r) => [r.outcome, r.status]), [['client_closed', 499]]);
   });
 
+  test('a client gone before its request is forwarded costs the origin nothing', async () => {
+    const { origin, proxy } = await setup((_req, res) => res.end('late'));
+    const request = http.request(`${proxy.url}/`, { headers: { host: 'site.example', 'x-test-delay': '100' }, agent: false });
+    request.on('error', () => undefined);
+    request.end();
+    await sleep(20);
+    request.destroy();
+    for (let i = 0; i < 100 && proxy.results.length < 1; i++) await sleep(10);
+    assert.deepEqual(proxy.results.map((r) => [r.outcome, r.status]), [['client_closed', 499]]);
+    assert.equal(origin.seen.length, 0);
+  });
+
   test('a client leaving in mid-upload or mid-download ends the origin\'s side', async () => {
     const upload = { written: 0 };
     const uploadSeen = Promise.withResolvers<string>();

@@ -36,6 +36,11 @@ function onClientDrain(this: ResponseSink): void {
   this[forwardingOf]?.drained();
 }
 
+/** Whether the client is gone (its connection, or its HTTP/2 stream): its response's 'close' may be past. */
+function clientGone(req: ProxyRequest): boolean {
+  return req.httpVersionMajor === 2 ? (req as Http2ServerRequest).stream.destroyed : req.socket.destroyed;
+}
+
 /** Whether a request has no body: undici then has nothing to read, and it may be sent again. */
 function bodiless(req: ProxyRequest): boolean {
   if (req.httpVersionMajor === 2) return (req as Http2ServerRequest).stream.endAfterHeaders;
@@ -99,8 +104,7 @@ class HttpForwarding extends Forwarding {
   }
 
   protected clientError(error: Error): boolean {
-    const req = this.#req;
-    return req.errored === error || (req.httpVersionMajor === 2 ? (req as Http2ServerRequest).stream.destroyed : req.socket.destroyed);
+    return this.#req.errored === error || clientGone(this.#req);
   }
 
   protected answer(status: number, body: string, outcome: ForwardOutcome): void {
@@ -126,6 +130,8 @@ class HttpForwarding extends Forwarding {
  */
 export function forward(exchange: Exchange, resource: ForwardTarget): Promise<ForwardResult> {
   const req = exchange.req;
+  // Gone while its checks ran (a slow rate-limit store, say): nothing would ever read the answer.
+  if (clientGone(req)) return Promise.resolve({ outcome: 'client_closed', status: 499, originMs: -1 });
   const options: Dispatcher.DispatchOptions = {
     method: exchange.method,
     path: originTarget(req.url ?? '/'),

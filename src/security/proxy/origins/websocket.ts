@@ -106,6 +106,7 @@ class UpgradeForwarding extends Forwarding {
  * (or refused, or none answered) and the client has its answer.
  */
 export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ForwardTarget): Promise<ForwardResult> {
+  if (socket.destroyed) return Promise.resolve({ outcome: 'client_closed', status: 499, originMs: -1 });
   const upgrade = req.headers.upgrade ?? 'websocket';
   const options: Dispatcher.DispatchOptions = {
     method: exchange.method,
