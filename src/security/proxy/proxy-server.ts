@@ -17,6 +17,8 @@ export interface ProxyThreadOptions {
   httpsListen: ListenAddress;
   settings: ProxySettings;
   cookieSecret: Buffer;
+  /** TLS session ticket keys (48 bytes), the same in every thread of the process. */
+  ticketKeys: Buffer;
   geoipDb: string | undefined;
   /** The resources at start. */
   policies: ResourcePolicy[];
@@ -50,7 +52,7 @@ export async function startProxyServer(options: ProxyThreadOptions): Promise<Pro
   const table = new HostTable(deps);
   await table.apply(options.policies, [], true);
   const plain = httpListener(requestPipeline(table, deps, false));
-  const secure = httpsListener(table, requestPipeline(table, deps, true));
+  const secure = httpsListener(table, requestPipeline(table, deps, true), options.ticketKeys);
   const closers = [closableServer(plain), closableServer(secure)];
   const stop = async () => {
     await Promise.all(closers.map((close) => close()));

@@ -1,11 +1,14 @@
 // One request through the proxy: which resource holds the host, what its policy says, then the
-// origin. The order (docs/proxy.md): the host → the resource served at all → guards (whitelist,
-// blacklist, geo, methods, rate rules and challenges) → rewrites (redirects, HSTS) → origin.
+// origin. The order (docs/proxy.md): the host → an ACME HTTP-01 token of ours → the resource served
+// at all → guards (whitelist, blacklist, geo, methods, rate rules and challenges) → rewrites
+// (redirects, HSTS) → origin.
 import type { TLSSocket } from 'node:tls';
 import type { Answer, Exchange, ProxyRequest, ProxyResponse, StepResult } from './exchange.ts';
 import type { HostTable, ServedResource } from './host-table.ts';
 import { forward } from './origins/forward.ts';
 import type { ThreadDeps } from './thread-deps.ts';
+import { acmeChallengeAnswer } from './tls/acme-challenge.ts';
+import { serverNameKey } from './tls/secure-contexts.ts';
 
 /** `Example.COM:8081` → `example.com`; `[2001:db8::1]:443` → `2001:db8::1`; trailing dot dropped. */
 export function hostOf(authority: string | undefined): string {
@@ -80,10 +83,20 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       answer(res, unknownHost);
       return;
     }
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    // The CA validating one of our orders passes before every check (and whether the resource is served).
+    const challenge = acmeChallengeAnswer(resource.policy, path);
+    if (challenge !== undefined) {
+      answer(res, challenge);
+      finish(resource, challenge.reason);
+      return;
+    }
     if (secure) {
       // A TLS connection is for the resource its SNI named: another tenant's Host on it is refused.
       const servername = (req.socket as TLSSocket).servername;
-      if (typeof servername !== 'string' || table.find(servername.toLowerCase()) !== resource) {
+      if (typeof servername !== 'string' || table.find(serverNameKey(servername)) !== resource) {
         answer(res, misdirected);
         finish(resource, misdirected.reason);
         return;
@@ -94,8 +107,6 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       finish(resource, notServed.reason);
       return;
     }
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
     const exchange: Exchange = {
       req,
       res,
@@ -103,7 +114,7 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       secure,
       host,
       method: req.method ?? 'GET',
-      path: query < 0 ? url : url.slice(0, query),
+      path,
       answerHeaders: {},
     };
     run(exchange, resource).catch((e: unknown) => {

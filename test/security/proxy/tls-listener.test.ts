@@ -42,7 +42,7 @@ async function listen(policies: ResourcePolicy[]) {
     contextFor: (name) => byHost.get(name)?.context,
     http2For: (name) => byHost.get(name)?.policy.settings.service_http2 === 1,
     onRequest: (req, res) => {
-      res.setHeader('content-type', 'text/plain');
+      res.writeHead(200, { 'content-type': 'text/plain' });
       res.end(`${req.httpVersion} ${String(req.headers[':authority'] ?? req.headers.host)}`);
     },
     onUpgrade: (_req, socket) => {

@@ -1,9 +1,11 @@
 // The service's one ACME account at the configured directory, as an acme-client Client: its key is
 // made once, sealed in the store (acme_accounts) and registered with the CA on first use; every
 // node that holds the issuing lease uses the same account.
+import fs from 'node:fs';
 import https from 'node:https';
 import { rootCertificates } from 'node:tls';
 import acme from 'acme-client';
+import type { Config } from '../../../config.ts';
 import type { Sealer } from '../../../crypto/sealed.ts';
 import { findAcmeAccount, insertAcmeAccount, setAcmeAccountUrl } from '../../../store/acme.ts';
 import type { Db } from '../../../store/database.ts';
@@ -20,6 +22,16 @@ export interface AcmeDirectory {
   ca: string | undefined;
   /** How often a pending authorization or order is polled: the first wait and the longest. */
   pollMs: { min: number; max: number };
+}
+
+/** The directory as configured (EDGEPLANE_ACME_*). */
+export function acmeDirectoryOf(config: Pick<Config, 'acmeDirectory' | 'acmeEmail' | 'acmeCaFile'>): AcmeDirectory {
+  return {
+    url: config.acmeDirectory,
+    email: config.acmeEmail,
+    ca: config.acmeCaFile === undefined ? undefined : fs.readFileSync(config.acmeCaFile, 'utf8'),
+    pollMs: { min: 1_000, max: 30_000 },
+  };
 }
 
 const keyContext = (directory: string) => `acme-account-key:${directory}`;

@@ -34,7 +34,7 @@ import { tlsKeyContext } from '../../resources.ts';
 import type { ResourcePolicy } from '../policy.ts';
 import { openAcmeAccount, type AcmeDirectory } from './acme-account.ts';
 import { orderCertificate, type ChallengeBoard, type OrderOutcome } from './acme-order.ts';
-import { backoffMs, certificateNeed, wantedNames } from './acme-renewal.ts';
+import { backoffMs, certificateNeed, renewalTime, wantedNames } from './acme-renewal.ts';
 
 export interface AcmeTiming {
   /** How often every managed resource is looked at (renewals, retries after a backoff). */
@@ -111,13 +111,15 @@ export function createAcmeManager(options: AcmeManagerOptions): AcmeManager {
   };
 
   /** A write that changes what a resource's proxy threads serve: committed with its NOTIFY, then published here. */
-  const changeResource = async (resourceId: number, work: (tx: Db) => Promise<unknown>) => {
+  const changeResource = async <T>(resourceId: number, work: (tx: Db) => Promise<T>): Promise<T> => {
     const change: ResourceChange = { resourceId, deleted: false };
-    await store.db.transaction().execute(async (tx) => {
-      await work(tx);
+    const result = await store.db.transaction().execute(async (tx) => {
+      const done = await work(tx);
       await notifyResourceChange(tx, store.engine, change);
+      return done;
     });
     await options.publish(change);
+    return result;
   };
 
   const board: ChallengeBoard = {
@@ -145,15 +147,15 @@ export function createAcmeManager(options: AcmeManagerOptions): AcmeManager {
   };
 
   const keep = async (policy: ResourcePolicy, hosts: string[], issued: Extract<OrderOutcome, { ok: true }>) => {
-    let stored = false;
-    await changeResource(policy.id, async (tx) => {
-      stored = await storeManagedCertificate(tx, policy.id, {
+    const stored = await changeResource(policy.id, (tx) =>
+      storeManagedCertificate(tx, policy.id, {
         ssl_crt: issued.chain,
         ssl_key_sealed: sealer.seal(Buffer.from(issued.key), tlsKeyContext(policy.id)),
         ssl_expire: issued.expiresAt,
+        // The resource's `updated` moves: its certificate and service_ssl_expire did.
         updated_at: new Date().toISOString(),
-      });
-    });
+      }),
+    );
     if (stored) logger.info({ resource: policy.id, names: hosts.length, expires: iso(issued.expiresAt * 1000) }, `managed certificate issued for resource ${String(policy.id)}`);
   };
 
@@ -180,25 +182,38 @@ export function createAcmeManager(options: AcmeManagerOptions): AcmeManager {
     else logger.warn({ resource: policy.id, error: partial.error }, `no managed certificate for the validated names of resource ${String(policy.id)} either`);
   };
 
-  const checkOnce = async () => {
-    if (!(await holdLease())) return;
-    const now = Date.now();
+  /** One look at every managed resource; resolves to when the next look is due (epoch ms). */
+  const checkOnce = async (): Promise<number> => {
+    const started = Date.now();
+    let next = started + timing.checkEveryMs;
+    // Another node issues: look again in case it goes away.
+    if (!(await holdLease())) return started + Math.min(timing.checkEveryMs, timing.leaseMs);
     // Challenges of an order that never finished (a node died): their resources stop serving them.
-    for (const id of await deleteExpiredAcmeChallenges(store.db, iso(now))) await options.publish({ resourceId: id, deleted: false });
+    for (const id of await deleteExpiredAcmeChallenges(store.db, iso(started))) await options.publish({ resourceId: id, deleted: false });
     const ids = await managedResourceIds(store.db);
-    if (ids.length === 0) return;
+    if (ids.length === 0) return next;
     const attempts = new Map((await listAcmeAttempts(store.db)).map((a) => [a.resource_id, a]));
     for (const policy of await options.loadPolicies(ids)) {
-      if (stopped) return;
+      if (stopped) break;
       const wanted = wantedNames(policy.hosts);
       if (!policy.wantsManagedCertificate || policy.settings.service_enable !== 1 || wanted.length === 0) continue;
-      if (certificateNeed(policy.tls, wanted, Date.now() / 1000, timing.renewBeforeSeconds) === undefined) continue;
+      const now = Date.now();
+      if (certificateNeed(policy.tls, wanted, now / 1000, timing.renewBeforeSeconds) === undefined) {
+        if (policy.tls !== undefined) next = Math.min(next, renewalTime(policy.tls, timing.renewBeforeSeconds) * 1000);
+        continue;
+      }
       const attempt = attempts.get(policy.id);
-      if (attempt !== undefined && attempt.hosts === wanted.join(' ') && attempt.retry_at > iso(Date.now())) continue;
+      if (attempt !== undefined && attempt.hosts === wanted.join(' ') && attempt.retry_at > iso(now)) {
+        next = Math.min(next, Date.parse(attempt.retry_at));
+        continue;
+      }
       // Orders take a while: the lease is renewed before each, and a node that lost it stops.
-      if (!(await holdLease())) return;
+      if (!(await holdLease())) break;
       await serve(policy, wanted, attempt);
+      // Whatever it got (a certificate, a backoff), the next look sees it.
+      next = Math.min(next, Date.now() + timing.wakeDelayMs);
     }
+    return next;
   };
 
   const schedule = (delayMs: number) => {
@@ -218,12 +233,15 @@ export function createAcmeManager(options: AcmeManagerOptions): AcmeManager {
       return running;
     }
     running = checkOnce()
-      .catch((e: unknown) => logger.error({ err: e }, 'managed certificates: the check failed; it runs again later'))
-      .finally(() => {
+      .catch((e: unknown) => {
+        logger.error({ err: e }, 'managed certificates: the check failed; it runs again later');
+        return Date.now() + timing.checkEveryMs;
+      })
+      .then((next) => {
         running = undefined;
         const rerun = again;
         again = false;
-        schedule(rerun ? 0 : timing.checkEveryMs);
+        schedule(rerun ? 0 : Math.max(0, next - Date.now()));
       });
     return running;
   };

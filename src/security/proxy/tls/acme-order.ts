@@ -66,7 +66,11 @@ export async function orderCertificate(client: acme.Client, resourceId: number, 
   }
   if (failures.length > 0) return { ok: false, error: failures.join('; ').slice(0, maxErrorLength), authorized: hosts.filter((h) => authorized.has(h)) };
 
-  const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+  const { privateKey: key } = generateKeyPairSync('ec', {
+    namedCurve: 'P-256',
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
   // Certificates show the first name as subject too, where it fits a common name (64 characters).
   const first = hosts[0] ?? '';
   const [, csr] = await acme.crypto.createCsr({ altNames: hosts, ...(first.length <= 64 ? { commonName: first } : {}) }, key);

@@ -21,6 +21,11 @@ export function renewBeforeSeconds(leaf: X509Certificate): number {
   return Math.min(30 * day, Math.floor(lifetime / 3));
 }
 
+/** When (UNIX seconds) a certificate is due for renewal; `renewBefore` overrides the window. */
+export function renewalTime(tls: TlsPolicy, renewBefore?: number): number {
+  return tls.expires - (renewBefore ?? renewBeforeSeconds(new X509Certificate(tls.chain)));
+}
+
 export type Need = 'first' | 'expiring' | 'names';
 
 /**
@@ -29,8 +34,7 @@ export type Need = 'first' | 'expiring' | 'names';
  */
 export function certificateNeed(tls: TlsPolicy | undefined, wanted: readonly string[], nowSeconds: number, renewBefore?: number): Need | undefined {
   if (tls === undefined) return 'first';
-  const leaf = new X509Certificate(tls.chain);
-  if (tls.expires - nowSeconds <= (renewBefore ?? renewBeforeSeconds(leaf))) return 'expiring';
+  if (renewalTime(tls, renewBefore) <= nowSeconds) return 'expiring';
   if (wanted.some((host) => !storedChainCovers(tls.chain, host))) return 'names';
   return undefined;
 }
