@@ -52,7 +52,7 @@ export interface AcmeTiming {
   challengeTtlMs: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
-  /** Renew this many seconds before expiry; undefined: a third of the lifetime, at most 30 days (acme-renewal.ts). */
+  /** Renew this many seconds before expiry; undefined: a share of the lifetime (acme-renewal.ts). */
   renewBeforeSeconds: number | undefined;
 }
 

@@ -13,12 +13,13 @@ export function wantedNames(hosts: readonly string[]): string[] {
 }
 
 /**
- * Seconds before expiry a certificate is renewed: a third of its lifetime, at most 30 days (a
- * 90-day certificate renews with 30 left, a 6-day one with 2), as Let's Encrypt advises.
+ * Seconds before expiry a certificate is renewed, as Let's Encrypt advises: a third of its lifetime
+ * (a 90-day certificate renews with 30 days left), half of it for certificates shorter than 10
+ * days (its 6-day ones renew after 3), never more than 30 days.
  */
 export function renewBeforeSeconds(leaf: X509Certificate): number {
   const lifetime = (leaf.validToDate.getTime() - leaf.validFromDate.getTime()) / 1000;
-  return Math.min(30 * day, Math.floor(lifetime / 3));
+  return Math.min(30 * day, Math.floor(lifetime / (lifetime < 10 * day ? 2 : 3)));
 }
 
 /** When (UNIX seconds) a certificate is due for renewal; `renewBefore` overrides the window. */
