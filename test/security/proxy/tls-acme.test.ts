@@ -149,7 +149,9 @@ for (const engine of engines()) {
         const got = await handshake(proxy.httpsPort, { servername, ca: root, rejectUnauthorized: true });
         assert.equal(got.leaf.fingerprint256, leaf.fingerprint256, servername);
       }
-      // Nothing to do while it is fresh.
+      // Nothing to do while it is fresh, even after a client PUTs the resource back as it read it.
+      await replaceResource(ctx, caller, resource.id, { name: 'shop.acme.example', aliases: [{ alias_data: 'www.shop.acme.example' }], origins: [{ origin_data: '127.0.0.1:9' }], ssl_type: 'le' });
+      assert.equal((await resourceRow(resource.id)).ssl_crt, row.ssl_crt, 'ssl_type "le" again keeps the issued certificate');
       await checkOnce();
       assert.equal(pebble.issued(), issuedBefore + 1);
 
@@ -180,6 +182,12 @@ for (const engine of engines()) {
       const orders = (pebble.output().match(/POST \/order-plz/g) ?? []).length;
       await checkOnce();
       assert.equal((pebble.output().match(/POST \/order-plz/g) ?? []).length, orders);
+
+      // Turning managed certificates off and on again retries at once.
+      const body = { name: 'blog.acme.example', aliases: [{ alias_data: 'nowhere.blog.acme.example' }], origins: [{ origin_data: '127.0.0.1:9' }] };
+      await replaceResource(ctx, caller, resource.id, { ...body, ssl_type: '' });
+      await replaceResource(ctx, caller, resource.id, { ...body, ssl_type: 'le' });
+      assert.equal((await listAcmeAttempts(store.db)).filter((a) => a.resource_id === resource.id).length, 0);
 
       // The owner fixes the alias: a new set of names is not held back by the old one's backoff.
       await replaceResource(ctx, caller, resource.id, { name: 'blog.acme.example', aliases: [{ alias_data: 'm.blog.acme.example' }], origins: [{ origin_data: '127.0.0.1:9' }] });
