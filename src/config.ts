@@ -43,6 +43,8 @@ export interface Config {
   proxyTrusted: string[];
   /** Networks that pass every check of the resources with service_global_whitelist 1. */
   proxyGlobalWhitelist: string[];
+  /** A redis:// URL: rate-limit counters shared by every proxy node; undefined: each node counts alone. */
+  redisUrl: string | undefined;
   /** Managed certificates (ssl_type "le") through ACME. */
   acme: boolean;
   acmeDirectory: string;
@@ -173,6 +175,11 @@ export const settings = {
     env: 'EDGEPLANE_PROXY_GLOBAL_WHITELIST',
     flag: 'proxy-global-whitelist',
     description: 'Comma-separated addresses or CIDRs that pass every check of the resources with service_global_whitelist 1 (monitoring, the operator\'s office)',
+  },
+  redisUrl: {
+    env: 'EDGEPLANE_REDIS_URL',
+    flag: 'redis-url',
+    description: 'redis:// (or rediss://) URL of a Redis every proxy node shares its rate-limit counters through; unset: each node counts alone (docs/proxy.md)',
   },
   acme: {
     env: 'EDGEPLANE_ACME',
@@ -418,6 +425,7 @@ export function loadConfig(
     proxyAllowPrivateOrigins: check('proxyAllowPrivateOrigins', parseFlag, false),
     proxyTrusted: check('proxyTrusted', parseNetworkList, []),
     proxyGlobalWhitelist: check('proxyGlobalWhitelist', parseNetworkList, []),
+    redisUrl: check('redisUrl', parseRedisUrl, undefined),
     // Never on by accident: without a directory of its own choosing, an operator turns it on.
     acme: check('acme', parseFlag, given('acmeDirectory')),
     acmeDirectory: check('acmeDirectory', parseHttpsUrl, acmeDirectoryDefault),
@@ -504,6 +512,17 @@ function parseNetworkList(value: string): string[] {
     }
     return entry;
   });
+}
+
+function parseRedisUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error('not a URL; expected redis://[:password@]host:port[/db]');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error(`only redis:// and rediss:// URLs are supported, got "${url.protocol}//"`);
+  return value;
 }
 
 function parseNsid(value: string): string {

@@ -58,6 +58,7 @@ export function proxySettings(config: Config): ProxySettings {
     trusted: config.proxyTrusted,
     globalWhitelist: config.proxyGlobalWhitelist,
     publicHttpsPort: config.proxyHttpsListen.port === 8443 || config.proxyHttpsListen.port === 0 ? 443 : config.proxyHttpsListen.port,
+    redisUrl: config.redisUrl,
   };
 }
 

@@ -14,6 +14,8 @@ export interface ProxySettings {
   globalWhitelist: string[];
   /** The HTTPS port clients use, for redirects to HTTPS (443 unless the proxy is reached on another). */
   publicHttpsPort: number;
+  /** Rate-limit counters shared through this Redis (rate/redis-counters.ts); undefined: this thread's own. */
+  redisUrl: string | undefined;
 }
 
 export interface ThreadDeps {
