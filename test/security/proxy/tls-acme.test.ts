@@ -97,7 +97,7 @@ for (const engine of engines()) {
       proxy = await startProxyServer({
         httpListen: { host: '127.0.0.1', port: 0 },
         httpsListen: { host: '127.0.0.1', port: 0 },
-        settings: { allowPrivateOrigins: true, trusted: [], globalWhitelist: [], publicHttpsPort: 443 },
+        settings: { allowPrivateOrigins: true, trusted: [], globalWhitelist: [], publicHttpsPort: 443, redisUrl: undefined },
         cookieSecret: randomBytes(32),
         ticketKeys: randomBytes(48),
         geoipDb: undefined,
