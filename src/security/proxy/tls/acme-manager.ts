@@ -30,6 +30,7 @@ import {
   type AcmeAttemptRow,
 } from '../../../store/acme.ts';
 import type { Db, Store } from '../../../store/database.ts';
+import { within } from '../../../within.ts';
 import { tlsKeyContext } from '../../resources.ts';
 import type { ResourcePolicy } from '../policy.ts';
 import { openAcmeAccount, type AcmeDirectory } from './acme-account.ts';
@@ -90,6 +91,7 @@ export interface AcmeManager {
 }
 
 const leaseName = 'acme-issuer';
+const stopWaitMs = 5_000;
 /** Token syntax (RFC 8555 §8.3: base64url): anything else is not put where a URL path is matched. */
 const tokenPattern = /^[A-Za-z0-9_-]{16,256}$/;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -253,7 +255,10 @@ export function createAcmeManager(options: AcmeManagerOptions): AcmeManager {
     stop: async () => {
       stopped = true;
       clearTimeout(timer);
-      await running;
+      // An order polls the CA for minutes at worst: a stopping service waits a little, not that long.
+      if (running !== undefined && (await within(running.then(() => true), stopWaitMs)) === undefined) {
+        logger.warn('managed certificates: an order was still under way at stop; it is abandoned');
+      }
       await releaseLease(store.db, leaseName, holder);
     },
   };
