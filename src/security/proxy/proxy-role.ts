@@ -4,7 +4,7 @@
 // goes (which hosts a resource holds may move with it), and in full when a periodic look at the
 // store finds it changed behind our back (another process on the same SQLite file, a lost NOTIFY).
 // A change is acknowledged once every thread serves it: the API answers a write after that.
-import { hkdfSync } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -18,6 +18,8 @@ import { loadPolicies } from './policy-loader.ts';
 import { startProxyServer, type PolicyUpdate } from './proxy-server.ts';
 import { spawnProxyThread, type ProxyThread } from './proxy-threads.ts';
 import type { ProxySettings } from './thread-deps.ts';
+import { acmeDirectoryOf } from './tls/acme-account.ts';
+import { createAcmeManager, type AcmeManager } from './tls/acme-manager.ts';
 import { within } from '../../within.ts';
 
 /** How long a write waits for every proxy thread before the API answers anyway. */
@@ -79,6 +81,8 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
   const { store, sealer, config, logger } = options;
   const settings = proxySettings(config);
   const cookieSecret = cookieSecretOf(options.secretKey);
+  // This process's threads resume each other's TLS sessions; a restart starts afresh (forward secrecy).
+  const ticketKeys = randomBytes(48);
   let fingerprint = await storeFingerprint(store);
   const initial = await loadPolicies(store.db, sealer);
   // What every thread serves, by id, as JSON: a full reload sends only what differs.
@@ -88,6 +92,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
     httpsListen: config.proxyHttpsListen,
     settings,
     cookieSecret,
+    ticketKeys,
     geoipDb: config.geoipDb,
     policies: initial,
     logger,
@@ -107,6 +112,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
           httpsListen: { host: config.proxyHttpsListen.host, port: local.httpsPort },
           settings,
           cookieSecret,
+          ticketKeys,
           geoipDb: config.geoipDb,
           policies: initial,
           logLevel: options.logLevel,
@@ -155,11 +161,31 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
         for (const p of all) held.set(p.id, JSON.stringify(p));
         await broadcast({ policies: changed, gone, full: false });
       });
+    // Managed certificates: written like an API write and published the same way.
+    let acme: AcmeManager | undefined;
+    if (config.acme) {
+      acme = createAcmeManager({
+        store,
+        sealer,
+        logger,
+        directory: acmeDirectoryOf(config),
+        loadPolicies: (ids) => loadPolicies(store.db, sealer, ids),
+        publish: (change) => options.resourceChanges?.publish(change) ?? reloadOne(change),
+        // Other nodes serve a posted challenge once the NOTIFY reached them.
+        timing: { settleMs: store.engine === 'postgres' ? 500 : 0 },
+      });
+      const manager = acme;
+      stops.push(() => manager.stop());
+    }
+    const resourceChanged = (change: ResourceChange) => {
+      acme?.wake();
+      return reloadOne(change);
+    };
     const zoneChanged = async (change: ZoneChange) => {
       // Records do not move host ownership; a zone appearing or going may.
       if (change.names === undefined) await reloadAll();
     };
-    const unsubscribe = [options.resourceChanges?.subscribe(reloadOne), options.zoneChanges?.subscribe(zoneChanged)];
+    const unsubscribe = [options.resourceChanges?.subscribe(resourceChanged), options.zoneChanges?.subscribe(zoneChanged)];
     stops.push(async () => {
       for (const u of unsubscribe) u?.();
     });
@@ -169,7 +195,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
       await listener.connect();
       listener.on('notification', (n) => {
         const payload = JSON.parse(n.payload ?? '{}') as ResourceChange & ZoneChange;
-        if (n.channel === resourceChannel) void reloadOne(payload);
+        if (n.channel === resourceChannel) void resourceChanged(payload);
         else void zoneChanged(payload);
       });
       listener.on('error', (e) => logger.error({ err: e }, 'the proxy\'s change listener failed; the periodic check still runs'));
@@ -187,6 +213,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
       clearInterval(timer);
       return queue;
     });
+    acme?.start();
   } catch (e) {
     await stop();
     throw e;

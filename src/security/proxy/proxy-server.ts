@@ -20,6 +20,8 @@ export interface ProxyThreadOptions {
   httpsListen: ListenAddress;
   settings: ProxySettings;
   cookieSecret: Buffer;
+  /** TLS session ticket keys (48 bytes), the same in every thread of the process. */
+  ticketKeys: Buffer;
   geoipDb: string | undefined;
   /** The resources at start. */
   policies: ResourcePolicy[];
@@ -65,7 +67,7 @@ export async function startProxyServer(options: ProxyThreadOptions): Promise<Pro
   const table = new HostTable(deps);
   await table.apply(options.policies, [], true);
   const plain = httpListener(requestPipeline(table, deps, false));
-  const secure = httpsListener(table, requestPipeline(table, deps, true));
+  const secure = httpsListener(table, requestPipeline(table, deps, true), options.ticketKeys);
   plain.on('upgrade', upgradePipeline(table, deps, false));
   secure.on('upgrade', upgradePipeline(table, deps, true));
   const closers = [closableServer(plain), closableServer(secure)];

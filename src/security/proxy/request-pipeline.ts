@@ -1,7 +1,7 @@
 // One request through the proxy: which resource holds the host, what its policy says, then the
-// origin. The order (docs/proxy.md): the host → the resource served at all → guards (whitelist,
-// blacklist, geo, methods, rate rules and challenges; HSTS first, so every answer over HTTPS has it)
-// → rewrites (redirects to HTTPS and from www) → origin.
+// origin. The order (docs/proxy.md): the host → an ACME HTTP-01 token of ours → the resource served
+// at all → guards (whitelist, blacklist, geo, methods, rate rules and challenges; HSTS first, so
+// every answer over HTTPS has it) → rewrites (redirects to HTTPS and from www) → origin.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
@@ -10,6 +10,8 @@ import type { HostTable, ServedResource } from './host-table.ts';
 import { forward } from './origins/forward.ts';
 import { answerUpgrade, forwardUpgrade } from './origins/websocket.ts';
 import type { ThreadDeps } from './thread-deps.ts';
+import { acmeChallengeAnswer } from './tls/acme-challenge.ts';
+import { serverNameKey } from './tls/secure-contexts.ts';
 
 /** `Example.COM:8081` → `example.com`; `[2001:db8::1]:443` → `2001:db8::1`; trailing dot dropped. */
 export function hostOf(authority: string | undefined): string {
@@ -49,16 +51,20 @@ export type RequestHandler = (req: ProxyRequest, res: ProxyResponse) => void;
 /** node:http's 'upgrade' event (WebSocket): the request, its connection and what was read past its head. */
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
-/** The resource a request is for, or the answer refusing it before any of its steps (unknown host, another SNI's, not served). */
-function admit(table: HostTable, req: ProxyRequest, host: string, secure: boolean): { resource: ServedResource | undefined; refusal: Answer | undefined } {
-  const resource = table.find(host);
-  if (resource === undefined) return { resource, refusal: unknownHost };
+/**
+ * The answer a request for `resource` gets before any of its steps, or undefined: an ACME HTTP-01
+ * token of ours (the CA validating an order passes before every check, and whether the resource is
+ * served), another resource's Host on a TLS connection (421), a resource not served (503).
+ */
+function refusalOf(table: HostTable, resource: ServedResource, req: ProxyRequest, path: string, secure: boolean): Answer | undefined {
+  const challenge = acmeChallengeAnswer(resource.policy, path);
+  if (challenge !== undefined) return challenge;
   if (secure) {
     // A TLS connection is for the resource its SNI named: another tenant's Host on it is refused.
     const servername = (req.socket as TLSSocket).servername;
-    if (typeof servername !== 'string' || table.find(servername.toLowerCase()) !== resource) return { resource, refusal: misdirected };
+    if (typeof servername !== 'string' || table.find(serverNameKey(servername)) !== resource) return misdirected;
   }
-  return { resource, refusal: resource.policy.served ? undefined : notServed };
+  return resource.policy.served ? undefined : notServed;
 }
 
 /** The path of a request target, without its query. */
@@ -67,21 +73,31 @@ function pathOf(url: string): string {
   return query < 0 ? url : url.slice(0, query);
 }
 
-/** The resource's guards then rewrites: the answer that stops the request, or undefined to forward it. */
-async function verdict(exchange: StepExchange, resource: ServedResource): Promise<Answer | undefined> {
-  let result: StepResult | Promise<StepResult>;
-  for (const guard of resource.guards) {
-    result = guard(exchange);
-    if (result instanceof Promise) result = await result;
-    if (result === 'pass') break;
-    if (result !== undefined) return result;
-  }
-  for (const rewrite of resource.rewrites) {
-    result = rewrite(exchange);
-    if (result instanceof Promise) result = await result;
-    if (result !== undefined && result !== 'pass') return result;
+type Verdict = Answer | undefined;
+
+/**
+ * The resource's guards then rewrites, from step `from` on (guards first, then rewrites): the answer
+ * that stops the request, or undefined to forward it. A guard's `pass` skips the other guards. It
+ * stays synchronous while the steps do (all but a rate rule counting through Redis): no promise per
+ * request for nothing.
+ */
+function verdict(exchange: StepExchange, resource: ServedResource, from = 0): Verdict | Promise<Verdict> {
+  const { guards, rewrites } = resource;
+  for (let p = from; p < guards.length + rewrites.length; p++) {
+    const step = p < guards.length ? guards[p] : rewrites[p - guards.length];
+    if (step === undefined) break;
+    const result = step(exchange);
+    if (result instanceof Promise) return result.then((settled) => verdictAfter(settled, exchange, resource, p));
+    if (result === 'pass' && p < guards.length) p = guards.length - 1;
+    else if (result !== undefined && result !== 'pass') return result;
   }
   return undefined;
+}
+
+/** Goes on from step `p`, whose result was `result`. */
+function verdictAfter(result: StepResult, exchange: StepExchange, resource: ServedResource, p: number): Verdict | Promise<Verdict> {
+  if (result === 'pass') return verdict(exchange, resource, p < resource.guards.length ? resource.guards.length : p + 1);
+  return result ?? verdict(exchange, resource, p + 1);
 }
 
 export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: boolean): RequestHandler {
@@ -90,7 +106,8 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
   };
 
   async function run(exchange: Exchange, resource: ServedResource): Promise<void> {
-    const refusal = await verdict(exchange, resource);
+    let refusal = verdict(exchange, resource);
+    if (refusal instanceof Promise) refusal = await refusal;
     if (refusal !== undefined) {
       answer(exchange.res, refusal, exchange.answerHeaders);
       finish(resource, refusal.reason);
@@ -102,10 +119,16 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
 
   return (req, res) => {
     const host = hostOf(req.headers[':authority'] as string | undefined ?? req.headers.host);
-    const { resource, refusal } = admit(table, req, host, secure);
-    if (resource === undefined || refusal !== undefined) {
-      answer(res, refusal ?? unknownHost);
-      finish(resource, (refusal ?? unknownHost).reason);
+    const resource = table.find(host);
+    if (resource === undefined) {
+      answer(res, unknownHost);
+      return;
+    }
+    const path = pathOf(req.url ?? '/');
+    const refusal = refusalOf(table, resource, req, path, secure);
+    if (refusal !== undefined) {
+      answer(res, refusal);
+      finish(resource, refusal.reason);
       return;
     }
     const exchange: Exchange = {
@@ -115,7 +138,7 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       secure,
       host,
       method: req.method ?? 'GET',
-      path: pathOf(req.url ?? '/'),
+      path,
       answerHeaders: {},
     };
     run(exchange, resource).catch((e: unknown) => {
@@ -145,13 +168,19 @@ export function upgradePipeline(table: HostTable, deps: ThreadDeps, secure: bool
 
   return (req, socket, head) => {
     const host = hostOf(req.headers.host);
-    const { resource, refusal } = admit(table, req, host, secure);
-    if (resource === undefined || refusal !== undefined) {
-      answerUpgrade(socket, refusal ?? unknownHost, {});
-      finish(resource, (refusal ?? unknownHost).reason);
+    const resource = table.find(host);
+    if (resource === undefined) {
+      answerUpgrade(socket, unknownHost, {});
       return;
     }
-    const exchange: StepExchange = { req, client: peerOf(req), secure, host, method: req.method ?? 'GET', path: pathOf(req.url ?? '/'), answerHeaders: {} };
+    const path = pathOf(req.url ?? '/');
+    const refusal = refusalOf(table, resource, req, path, secure);
+    if (refusal !== undefined) {
+      answerUpgrade(socket, refusal, {});
+      finish(resource, refusal.reason);
+      return;
+    }
+    const exchange: StepExchange = { req, client: peerOf(req), secure, host, method: req.method ?? 'GET', path, answerHeaders: {} };
     run(req, socket, head, exchange, resource).catch((e: unknown) => {
       deps.logger.error({ err: e, resource: resource.policy.id }, 'the proxy failed on an upgrade');
       answerUpgrade(socket, { status: 500, reason: 'proxy_error' }, {});

@@ -26,7 +26,7 @@ const logger = createLogger(data.logLevel, process.stdout);
 const registry = new Registry();
 
 try {
-  const server = await startProxyServer({ ...data, cookieSecret: Buffer.from(data.cookieSecret), logger, metrics: registry });
+  const server = await startProxyServer({ ...data, cookieSecret: Buffer.from(data.cookieSecret), ticketKeys: Buffer.from(data.ticketKeys), logger, metrics: registry });
   port.on('message', (message: ToProxyWorker) => {
     const reply = (r: Omit<FromProxyWorker, 'id'>) => port.postMessage({ ...r, id: message.id } satisfies FromProxyWorker);
     const work = async () => {
