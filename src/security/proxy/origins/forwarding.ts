@@ -70,6 +70,7 @@ export abstract class Forwarding implements Dispatcher.DispatchHandler, ForwardR
   protected done = false;
   /** Headers (or a 101) have gone to the client: a failure from now on can only cut it off. */
   protected responding = false;
+  /** The current attempt got onto a connection to its origin: whatever fails next may have reached it, so it is not retried. */
   #onOrigin = false;
   #tried: number[] | undefined;
   readonly #retryable: boolean;
@@ -112,7 +113,7 @@ export abstract class Forwarding implements Dispatcher.DispatchHandler, ForwardR
   /** No origin answered: 504 when the last one timed out, else 502. */
   #unanswered(lastError: Error | undefined): void {
     if (lastError !== undefined && timeoutCodes.has(codeOf(lastError) ?? '')) this.answer(504, 'Gateway Timeout: the origin did not answer in time\n', 'origin_error');
-    else this.answer(502, 'Bad Gateway: the origin could not be reached\n', 'origin_error');
+    else this.answer(502, 'Bad Gateway: no answer from the origin\n', 'origin_error');
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
