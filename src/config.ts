@@ -10,7 +10,8 @@ import { reservedNameProblem } from './dns/reserved-names.ts';
 import { parseNetwork } from './net/networks.ts';
 import { parseTsigKey } from './dns/server/tsig.ts';
 import { applyFaultsEnv, parseApplyFaults, type ApplyFault } from './dns/server/apply-faults.ts';
-import { defaultMaxClients, openFileLimit } from './dns/server/tcp-limits.ts';
+import { defaultMaxClients } from './dns/server/tcp-limits.ts';
+import { openFileLimit } from './net/connection-admission.ts';
 
 export type Compat = 'seed' | 'gcore';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
