@@ -1,0 +1,168 @@
+// The proxy's access log: one JSON line per request (EDGEPLANE_PROXY_ACCESS_LOG=0 turns it off), in
+// the service log's shape (pino's level, ISO time, msg "access") so the same tools read both.
+//
+// A flood must not make the log the bottleneck, nor its memory unbounded: lines are gathered and
+// written asynchronously, a few KiB at a time, one write in flight per thread; when the destination
+// does not keep up and `maxPending` bytes wait, further lines are dropped and counted (the metric
+// edgeplane_proxy_access_log_dropped_total) rather than slowing requests down. Each write holds
+// whole lines and at most 4,096 bytes (PIPE_BUF), so the lines of several threads writing to one
+// pipe never interleave within a line.
+//
+// Never logged: the query string (it carries tokens and keys as often as not), cookies, credentials,
+// any header but the User-Agent.
+import fs from 'node:fs';
+import type { Writable } from 'node:stream';
+
+export interface AccessEntry {
+  /** The resource's id; undefined when no resource took the request (an unknown host). */
+  resource: number | undefined;
+  host: string;
+  method: string;
+  /** Without the query string. */
+  path: string;
+  status: number;
+  /** As the metrics name it: passed, origin_error, or the reason of the proxy's own answer. */
+  outcome: string;
+  client: string;
+  /** `1.1` or `2.0`. */
+  httpVersion: string;
+  secure: boolean;
+  /** Whole request, from its headers parsed to its answer sent. */
+  durationMs: number;
+  /** The origin's address and port, when forwarded. */
+  origin?: string | undefined;
+  /** How long the origin took, when forwarded. */
+  originMs?: number | undefined;
+  /** Bytes of the answer sent to the client, when known. */
+  bytesSent?: number | undefined;
+  userAgent?: string | undefined;
+}
+
+/** Where lines go: `write` is called with one piece at a time and calls back when it is written. */
+export interface AccessLogDestination {
+  write(piece: string, done: (error?: Error | null) => void): void;
+}
+
+/** A file descriptor (1: the process's standard output), written through libuv's thread pool. */
+export function fdDestination(fd: number): AccessLogDestination {
+  return { write: (piece, done) => fs.write(fd, piece, null, 'latin1', (error) => done(error)) };
+}
+
+/** A stream (a test's, or a worker thread's stdout). */
+export function streamDestination(stream: Writable): AccessLogDestination {
+  return { write: (piece, done) => stream.write(piece, (error) => done(error)) };
+}
+
+export interface AccessLogOptions {
+  /** Bytes waiting to be written beyond which lines are dropped. */
+  maxPending: number;
+  dropped(lines: number): void;
+}
+
+/** One write: whole lines, at most this many bytes (PIPE_BUF on Linux: atomic on a pipe). */
+const maxPiece = 4096;
+/** Bounds on what a client chose, so that a line always fits in a piece. */
+const maxPath = 1024;
+const maxHost = 255;
+const maxUserAgent = 256;
+
+export class AccessLog {
+  readonly #destination: AccessLogDestination;
+  readonly #options: AccessLogOptions;
+  #pending: string[] = [];
+  #pendingBytes = 0;
+  #writing = false;
+  #scheduled = false;
+  #dropped = 0;
+  #idle: (() => void)[] = [];
+  #lastMs = 0;
+  #lastTime = '';
+
+  constructor(destination: AccessLogDestination, options: AccessLogOptions) {
+    this.#destination = destination;
+    this.#options = options;
+  }
+
+  write(entry: AccessEntry): void {
+    const line = this.#line(entry);
+    if (this.#pendingBytes + line.length > this.#options.maxPending) {
+      this.#dropped++;
+      this.#schedule();
+      return;
+    }
+    this.#pending.push(line);
+    this.#pendingBytes += line.length;
+    this.#schedule();
+  }
+
+  /** Resolves once every line written so far has reached the destination (tests; a stopping service). */
+  flushed(): Promise<void> {
+    if (!this.#writing && !this.#scheduled && this.#pending.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#writing) return;
+    this.#scheduled = true;
+    // After the current burst of requests: their lines go out together.
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#writeNext();
+    });
+  }
+
+  #writeNext(): void {
+    if (this.#dropped > 0) {
+      this.#options.dropped(this.#dropped);
+      this.#dropped = 0;
+    }
+    if (this.#pending.length === 0) {
+      for (const resolve of this.#idle.splice(0)) resolve();
+      return;
+    }
+    let size = 0;
+    let count = 0;
+    for (const line of this.#pending) {
+      if (count > 0 && size + line.length > maxPiece) break;
+      size += line.length;
+      count++;
+    }
+    const piece = this.#pending.splice(0, count).join('');
+    this.#pendingBytes -= piece.length;
+    this.#writing = true;
+    // A failed write (the destination closed) loses its lines; the next ones are still tried.
+    this.#destination.write(piece, () => {
+      this.#writing = false;
+      this.#writeNext();
+    });
+  }
+
+  /** The JSON line, in ASCII (so that its length is its size in bytes). */
+  #line(entry: AccessEntry): string {
+    const now = Date.now();
+    if (now !== this.#lastMs) {
+      this.#lastMs = now;
+      this.#lastTime = new Date(now).toISOString();
+    }
+    let line = `{"level":30,"time":"${this.#lastTime}","msg":"access","resource":${entry.resource === undefined ? 'null' : String(entry.resource)}`;
+    line += `,"host":${text(entry.host, maxHost)},"method":${text(entry.method, 16)},"path":${text(entry.path, maxPath)}`;
+    line += `,"status":${String(entry.status)},"outcome":${text(entry.outcome, 32)},"client":${text(entry.client, 64)}`;
+    line += `,"http":"${entry.httpVersion === '2.0' ? '2' : '1.1'}","tls":${String(entry.secure)},"duration_ms":${milliseconds(entry.durationMs)}`;
+    if (entry.origin !== undefined) line += `,"origin":${text(entry.origin, 300)}`;
+    if (entry.originMs !== undefined) line += `,"origin_ms":${milliseconds(entry.originMs)}`;
+    if (entry.bytesSent !== undefined) line += `,"bytes":${String(entry.bytesSent)}`;
+    if (entry.userAgent !== undefined) line += `,"user_agent":${text(entry.userAgent, maxUserAgent)}`;
+    return `${line}}\n`;
+  }
+}
+
+/** A JSON string of at most `max` characters of `value`, non-ASCII escaped. */
+function text(value: string, max: number): string {
+  const json = JSON.stringify(value.length > max ? value.slice(0, max) : value);
+  // JSON.stringify escapes control characters; what is left beyond ASCII is escaped here.
+  return /[^\x20-\x7e]/.test(json) ? json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
+}
+
+function milliseconds(value: number): string {
+  return String(Math.round(value * 1000) / 1000);
+}
