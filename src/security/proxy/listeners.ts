@@ -2,18 +2,20 @@
 // the same ports: plain HTTP, and HTTPS choosing the certificate by SNI (h2 by ALPN, HTTP/1.1 too).
 import http from 'node:http';
 import http2 from 'node:http2';
-import type { Server, Socket } from 'node:net';
+import type { Server } from 'node:net';
 import type { ListenAddress } from '../../config.ts';
 import type { HostTable } from './host-table.ts';
 import type { RequestHandler } from './request-pipeline.ts';
+import { httpServerOptions, secureServerOptions, type ProxyLimits } from './server-limits.ts';
 
-export function httpListener(handler: RequestHandler): Server {
-  return http.createServer({ keepAliveTimeout: 30_000, headersTimeout: 20_000, requestTimeout: 300_000 }, handler);
+export function httpListener(handler: RequestHandler, limits: ProxyLimits): Server {
+  return http.createServer(httpServerOptions(limits), handler);
 }
 
-export function httpsListener(table: HostTable, handler: RequestHandler): Server {
+export function httpsListener(table: HostTable, handler: RequestHandler, limits: ProxyLimits): http2.Http2SecureServer {
   return http2.createSecureServer(
     {
+      ...secureServerOptions(limits),
       allowHTTP1: true,
       minVersion: 'TLSv1.2',
       // An unknown name, or a resource without a certificate: the handshake fails; never another site's certificate.
@@ -37,21 +39,4 @@ export function listenShared(server: Server, address: ListenAddress): Promise<nu
       resolve(typeof bound === 'object' && bound !== null ? bound.port : address.port);
     });
   });
-}
-
-/**
- * Stops accepting and closes every connection: keep-alive connections would hold close() open, and
- * in-flight requests are cut (the service is stopping). Call before listening.
- */
-export function closableServer(server: Server): () => Promise<void> {
-  const open = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  });
-  return () =>
-    new Promise((resolve) => {
-      server.close(() => resolve());
-      for (const socket of open) socket.destroy();
-    });
 }

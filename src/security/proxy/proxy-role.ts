@@ -13,7 +13,9 @@ import type { Config, LogLevel } from '../../config.ts';
 import type { Sealer } from '../../crypto/sealed.ts';
 import { notifyChannel, resourceChannel, type ChangeFeed, type ResourceChange, type ZoneChange } from '../../events/change-feed.ts';
 import type { Metrics } from '../../metrics.ts';
+import { sharedCaps } from '../../net/connection-admission.ts';
 import type { Store } from '../../store/database.ts';
+import { fdDestination, streamDestination } from './access-log.ts';
 import { loadPolicies } from './policy-loader.ts';
 import { startProxyServer, type PolicyUpdate } from './proxy-server.ts';
 import { spawnProxyThread, type ProxyThread } from './proxy-threads.ts';
@@ -56,6 +58,18 @@ export function proxySettings(config: Config): ProxySettings {
     trusted: config.proxyTrusted,
     globalWhitelist: config.proxyGlobalWhitelist,
     publicHttpsPort: config.proxyHttpsListen.port === 8443 || config.proxyHttpsListen.port === 0 ? 443 : config.proxyHttpsListen.port,
+    proxyProtocol: { http: config.proxyHttpProxyProtocol, https: config.proxyHttpsProxyProtocol },
+    // Counted once for both listeners and every thread: each call makes fresh counters.
+    connectionCaps: sharedCaps({ maxClients: config.proxyMaxConnections, maxPerClient: config.proxyMaxConnectionsPerClient }),
+    limits: {
+      headerTimeoutMs: config.proxyHeaderTimeoutMs,
+      idleTimeoutMs: config.proxyIdleTimeoutMs,
+      bodyTimeoutMs: config.proxyBodyTimeoutMs,
+      bodyMinRate: config.proxyBodyMinRate,
+      maxHeaderSize: config.proxyMaxHeaderSize,
+      maxBodySize: config.proxyMaxBodySize,
+    },
+    accessLog: config.proxyAccessLog,
   };
 }
 
@@ -75,6 +89,9 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
   const initial = await loadPolicies(store.db, sealer);
   // What every thread serves, by id, as JSON: a full reload sends only what differs.
   const held = new Map(initial.map((p) => [p.id, JSON.stringify(p)]));
+  // The process's standard output is written directly (through libuv's thread pool) rather than
+  // through process.stdout, whose writes to a pipe block on Linux; a test's output stream as it is.
+  const accessLogToStdout = options.output === process.stdout;
   const local = await startProxyServer({
     httpListen: config.proxyHttpListen,
     httpsListen: config.proxyHttpsListen,
@@ -84,6 +101,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
     policies: initial,
     logger,
     metrics: options.metrics.registry,
+    accessLogTo: accessLogToStdout ? fdDestination(1) : streamDestination(options.output),
   });
   const threads: ProxyThread[] = [];
   const stops: (() => Promise<void>)[] = [() => local.stop()];
@@ -102,6 +120,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
           geoipDb: config.geoipDb,
           policies: initial,
           logLevel: options.logLevel,
+          accessLogToStdout,
         },
         options.output,
         onFailure,

@@ -13,8 +13,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Answer, ProxyRequest } from './exchange.ts';
 
-const closing = { connection: 'close' };
-
 export function framingProblem(req: ProxyRequest, maxBodySize: number): Answer | undefined {
   if (req.httpVersionMajor !== 1) return bodySizeProblem(req, maxBodySize);
   const transferEncoding = req.headers['transfer-encoding'];
@@ -33,11 +31,11 @@ export function framingProblem(req: ProxyRequest, maxBodySize: number): Answer |
 function bodySizeProblem(req: ProxyRequest, maxBodySize: number): Answer | undefined {
   const length = req.headers['content-length'];
   if (maxBodySize === 0 || length === undefined || Number(length) <= maxBodySize) return undefined;
-  return { status: 413, reason: 'body_too_large', headers: closing, body: `Request body larger than ${String(maxBodySize)} bytes\n` };
+  return { status: 413, reason: 'body_too_large', body: `Request body larger than ${String(maxBodySize)} bytes\n` };
 }
 
 function refusal(status: 400 | 501, message: string): Answer {
-  return { status, reason: 'bad_request', headers: closing, body: `${message}\n` };
+  return { status, reason: 'bad_request', body: `${message}\n` };
 }
 
 function hostLines(req: IncomingMessage): number {

@@ -4,7 +4,7 @@
 // the idle timeout; a TLS handshake must end within the header timeout. The request body's bounds
 // (size, rate) are body-limit.ts's and request-framing.ts's, since they are known only per request.
 import type { ServerOptions as HttpServerOptions } from 'node:http';
-import type { SecureServerOptions } from 'node:http2';
+import type { Http2SecureServer, SecureServerOptions, ServerHttp2Session, ServerHttp2Stream } from 'node:http2';
 import type { Duplex } from 'node:stream';
 
 export interface ProxyLimits {
@@ -74,4 +74,28 @@ export function onClientError(count: (reason: ClientErrorReason) => void): (erro
     if (socket.writable && answering?.headersSent !== true) socket.write(clientErrorAnswers[reason]);
     socket.destroy();
   };
+}
+
+/**
+ * HTTP/2 sessions of the HTTPS listener closed (GOAWAY) after `idleTimeoutMs` without a stream
+ * open. Not node:http2's own timeout, which counts silence even while a stream waits on a slow
+ * origin (a long poll) and would cut it.
+ */
+export function closeIdleSessions(server: Http2SecureServer, idleTimeoutMs: number): void {
+  server.on('session', (session: ServerHttp2Session) => {
+    let open = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const idle = () => {
+      timer = setTimeout(() => session.close(), idleTimeoutMs);
+    };
+    session.on('stream', (stream: ServerHttp2Stream) => {
+      open++;
+      clearTimeout(timer);
+      stream.once('close', () => {
+        if (--open === 0 && !session.closed) idle();
+      });
+    });
+    session.once('close', () => clearTimeout(timer));
+    idle();
+  });
 }

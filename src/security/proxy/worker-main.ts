@@ -4,10 +4,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import type { LogLevel } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
+import { fdDestination, streamDestination } from './access-log.ts';
 import { startProxyServer, type PolicyUpdate, type ProxyThreadOptions } from './proxy-server.ts';
 
-export interface ProxyWorkerData extends Omit<ProxyThreadOptions, 'logger' | 'metrics'> {
+export interface ProxyWorkerData extends Omit<ProxyThreadOptions, 'logger' | 'metrics' | 'accessLogTo'> {
   logLevel: LogLevel;
+  /** The access log goes to the process's standard output directly; otherwise through this thread's stdout, which the main thread pipes to the service's output. */
+  accessLogToStdout: boolean;
 }
 
 export type ProxyWorkerRequest = { kind: 'update'; update: PolicyUpdate } | { kind: 'metrics' } | { kind: 'stop' };
@@ -26,7 +29,8 @@ const logger = createLogger(data.logLevel, process.stdout);
 const registry = new Registry();
 
 try {
-  const server = await startProxyServer({ ...data, cookieSecret: Buffer.from(data.cookieSecret), logger, metrics: registry });
+  const accessLogTo = data.accessLogToStdout ? fdDestination(1) : streamDestination(process.stdout);
+  const server = await startProxyServer({ ...data, cookieSecret: Buffer.from(data.cookieSecret), logger, metrics: registry, accessLogTo });
   port.on('message', (message: ToProxyWorker) => {
     const reply = (r: Omit<FromProxyWorker, 'id'>) => port.postMessage({ ...r, id: message.id } satisfies FromProxyWorker);
     const work = async () => {
