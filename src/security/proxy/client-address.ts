@@ -16,9 +16,14 @@ export function trustedNetworks(entries: readonly string[]): Network[] {
   return entries.map(parseNetwork);
 }
 
-/** `::ffff:192.0.2.1` (a dual-stack socket's IPv4 peer) → `192.0.2.1`; any other address as it is. */
+/** `::ffff:192.0.2.1` (a dual-stack socket's IPv4 peer, as Node writes it) → `192.0.2.1`; any other address as it is. */
 export function plainAddress(address: string): string {
   return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+}
+
+/** An IPv6 address as others may write it (upper case, uncompressed, IPv4-mapped in hex) as Node writes it, or the IPv4 address it maps. */
+export function canonicalIpv6(address: string): string {
+  return ipaddr.process(address).toString();
 }
 
 /**
@@ -51,5 +56,5 @@ function hopAddress(text: string): string | undefined {
   const family = isIP(hop);
   // A zone index (fe80::1%eth0) names an interface of the hop that wrote it, not a client.
   if (family === 0 || hop.includes('%')) return undefined;
-  return family === 4 ? hop : plainAddress(ipaddr.parse(hop).toString());
+  return family === 4 ? hop : canonicalIpv6(hop);
 }

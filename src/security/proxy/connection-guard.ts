@@ -9,6 +9,7 @@
 //   Refused connections are reset at once (no HTTP answer: on the HTTPS listener there could be none).
 // The client found is attached to the socket (`connectionClient`) for the request pipeline.
 import net from 'node:net';
+import tls from 'node:tls';
 import { ConnectionAdmission, type Place, type Refusal, type SharedCaps } from '../../net/connection-admission.ts';
 import { plainAddress } from './client-address.ts';
 import { readProxyHeader } from './proxy-protocol.ts';
@@ -63,8 +64,9 @@ export class ConnectionGuard {
     this.#target = target;
     this.#options = options;
     this.#admission = new ConnectionAdmission(options.caps);
-    // As node:http's own listener does; a server fed connections from outside never listens, so its
-    // options are not applied to them.
+    // As node:http's own listener does (a server fed connections from outside never listens, so its
+    // own socket options are not applied to them): half-open connections allowed, so that a client
+    // that shuts down its sending side still gets its answer.
     this.server = net.createServer({ noDelay: true, allowHalfOpen: true }, (socket) => this.#accept(socket));
     // node:http checks its header and request timeouts only once it has seen 'listening'
     // (setupConnectionsTracking): the target is told so, as it never listens itself.
@@ -134,12 +136,16 @@ export class ConnectionGuard {
       socket.destroy();
     }, headerTimeoutMs);
     socket.once('close', () => clearTimeout(timer));
+    // Gone before its header was whole (the socket allows half-open connections, as node:http's do).
+    const onEnd = () => socket.destroy();
+    socket.once('end', onEnd);
     const onData = (chunk: Buffer) => {
       received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
       const header = readProxyHeader(received);
       if (header.state === 'partial') return;
       clearTimeout(timer);
       socket.off('data', onData);
+      socket.off('end', onEnd);
       if (header.state === 'invalid') {
         events.proxyProtocolError('invalid');
         socket.destroy();
@@ -165,6 +171,11 @@ export class ConnectionGuard {
     this.#options.events.open(1);
     socket.once('close', () => this.#options.events.open(-1));
     this.#target.emit('connection', socket);
+    // Bytes that followed a PROXY protocol header wait in the socket's buffer, which was paused.
+    // node:http reads the connection itself from now on, and takes them from the stream's 'data'
+    // once it flows again; a TLS socket takes them out of the buffer itself (letting the stream
+    // flow would hand its handshake to nobody).
+    if (socket.readableLength > 0 && !(this.#target instanceof tls.Server)) socket.resume();
   }
 
   #refuse(socket: net.Socket, reason: Refusal): void {

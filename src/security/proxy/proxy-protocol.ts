@@ -4,7 +4,7 @@
 // any address. The addresses of the load balancer's side (destination) are checked, not kept.
 import { isIPv4, isIPv6 } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { plainAddress } from './client-address.ts';
+import { canonicalIpv6 } from './client-address.ts';
 
 /** The client a header names: undefined for LOCAL (the balancer's own health check) and UNKNOWN: the socket's peer is the client. */
 export interface ProxySource {
@@ -45,10 +45,11 @@ export function readProxyHeader(bytes: Buffer): ProxyHeader {
 const port = /^(?:0|[1-9][0-9]{0,4})$/;
 
 function readV1(bytes: Buffer): ProxyHeader {
-  const end = bytes.subarray(0, maxV1Length).indexOf('\r\n');
-  if (end < 0) return bytes.length >= maxV1Length ? invalid('version 1 line longer than 107 bytes') : partial;
-  const line = bytes.toString('latin1', 0, end);
-  const length = end + 2;
+  const newline = bytes.subarray(0, maxV1Length).indexOf(0x0a);
+  if (newline < 0) return bytes.length >= maxV1Length ? invalid('version 1 line longer than 107 bytes') : partial;
+  if (bytes[newline - 1] !== 0x0d) return invalid('version 1 line does not end with CRLF');
+  const line = bytes.toString('latin1', 0, newline - 1);
+  const length = newline + 1;
   const fields = line.split(' ');
   // UNKNOWN: the balancer could not tell (another protocol family); the rest of the line is to be ignored.
   if (fields[1] === 'UNKNOWN') return { state: 'complete', length, source: undefined };
@@ -63,7 +64,7 @@ function readV1(bytes: Buffer): ProxyHeader {
     return invalid(`version 1 addresses are not ${family} addresses`);
   }
   if (!validPort(sourcePort) || !validPort(destinationPort)) return invalid('version 1 ports are not 0-65535 in decimal');
-  return { state: 'complete', length, source: { address: plainAddress(source), port: Number(sourcePort) } };
+  return { state: 'complete', length, source: { address: family === 'TCP4' ? source : canonicalIpv6(source), port: Number(sourcePort) } };
 }
 
 function validPort(text: string): boolean {
@@ -96,7 +97,8 @@ function readV2(bytes: Buffer): ProxyHeader {
   if ((familyTransport & 0x0f) !== transportStream) return invalid('version 2 transport is not a stream (TCP)');
   const addressBytes = family === familyInet ? 4 : 16;
   if (length - 16 < 2 * addressBytes + 4) return invalid('version 2 address block shorter than its family needs');
-  const address = ipaddr.fromByteArray([...bytes.subarray(16, 16 + addressBytes)]).toString();
+  const ip = ipaddr.fromByteArray([...bytes.subarray(16, 16 + addressBytes)]);
+  const address = ip instanceof ipaddr.IPv6 && ip.isIPv4MappedAddress() ? ip.toIPv4Address().toString() : ip.toString();
   const sourcePort = bytes.readUInt16BE(16 + 2 * addressBytes);
-  return { state: 'complete', length, source: { address: plainAddress(address), port: sourcePort } };
+  return { state: 'complete', length, source: { address, port: sourcePort } };
 }
