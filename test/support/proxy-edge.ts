@@ -152,6 +152,8 @@ export interface RawOptions {
   /** Give up waiting for the close after this long. */
   waitMs?: number;
   localAddress?: string;
+  /** Stop waiting once what was received so far satisfies this (an answer kept alive). */
+  until?: (received: string) => boolean;
 }
 
 /** A raw TCP exchange: sends the pieces, collects what comes back until the server closes or the wait ends. */
@@ -170,7 +172,10 @@ export function raw(port: number, options: RawOptions): Promise<RawResult> {
       resolve({ received: Buffer.concat(chunks).toString('latin1'), closed, reset, ms: performance.now() - started });
     };
     const timer = setTimeout(() => done(false), waitMs);
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      if (options.until?.(Buffer.concat(chunks).toString('latin1')) === true) done(false);
+    });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       reset ||= error.code === 'ECONNRESET';
     });

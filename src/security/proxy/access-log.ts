@@ -2,11 +2,11 @@
 // the service log's shape (pino's level, ISO time, msg "access") so the same tools read both.
 //
 // A flood must not make the log the bottleneck, nor its memory unbounded: lines are gathered and
-// written asynchronously, a few KiB at a time, one write in flight per thread; when the destination
-// does not keep up and `maxPending` bytes wait, further lines are dropped and counted (the metric
-// edgeplane_proxy_access_log_dropped_total) rather than slowing requests down. Each write holds
-// whole lines and at most 4,096 bytes (PIPE_BUF), so the lines of several threads writing to one
-// pipe never interleave within a line.
+// written asynchronously, whole lines at a time, one write in flight per thread; when the
+// destination does not keep up and `maxPending` bytes wait, further lines are dropped and counted
+// (the metric edgeplane_proxy_access_log_dropped_total) rather than slowing requests down. Writes to
+// a pipe hold at most 4,096 bytes (PIPE_BUF), so the lines of several threads writing to one pipe
+// never interleave within a line.
 //
 // Never logged: the query string (it carries tokens and keys as often as not), cookies, credentials,
 // any header but the User-Agent.
@@ -41,16 +41,32 @@ export interface AccessEntry {
 /** Where lines go: `write` is called with one piece at a time and calls back when it is written. */
 export interface AccessLogDestination {
   write(piece: string, done: (error?: Error | null) => void): void;
+  /** Bytes of one piece: whole lines up to this many go in one write. */
+  maxPiece: number;
 }
+
+/**
+ * PIPE_BUF on Linux: a write of at most this many bytes to a pipe is never split, so the lines of
+ * several threads writing to one pipe (a container's or systemd's stdout) never mix within a line.
+ */
+const atomicPipeWrite = 4096;
+/** To a file (whose writes Linux never interleaves) or a stream, larger pieces cost fewer writes. */
+const largePiece = 64 * 1024;
 
 /** A file descriptor (1: the process's standard output), written through libuv's thread pool. */
 export function fdDestination(fd: number): AccessLogDestination {
-  return { write: (piece, done) => fs.write(fd, piece, null, 'latin1', (error) => done(error)) };
+  let file = false;
+  try {
+    file = fs.fstatSync(fd).isFile();
+  } catch {
+    // Not a descriptor we can look at: the cautious piece size.
+  }
+  return { write: (piece, done) => fs.write(fd, piece, null, 'latin1', (error) => done(error)), maxPiece: file ? largePiece : atomicPipeWrite };
 }
 
-/** A stream (a test's, or a worker thread's stdout). */
+/** A stream, which keeps the order of what is written to it (a test's, or a worker thread's stdout, which one thread writes on). */
 export function streamDestination(stream: Writable): AccessLogDestination {
-  return { write: (piece, done) => stream.write(piece, (error) => done(error)) };
+  return { write: (piece, done) => stream.write(piece, (error) => done(error)), maxPiece: largePiece };
 }
 
 export interface AccessLogOptions {
@@ -59,8 +75,6 @@ export interface AccessLogOptions {
   dropped(lines: number): void;
 }
 
-/** One write: whole lines, at most this many bytes (PIPE_BUF on Linux: atomic on a pipe). */
-const maxPiece = 4096;
 /** Bounds on what a client chose, so that a line always fits in a piece. */
 const maxPath = 1024;
 const maxHost = 255;
@@ -69,7 +83,9 @@ const maxUserAgent = 256;
 export class AccessLog {
   readonly #destination: AccessLogDestination;
   readonly #options: AccessLogOptions;
+  /** Lines waiting, from `#head` on (taken by moving the index, not by shifting the array). */
   #pending: string[] = [];
+  #head = 0;
   #pendingBytes = 0;
   #writing = false;
   #scheduled = false;
@@ -97,7 +113,7 @@ export class AccessLog {
 
   /** Resolves once every line written so far has reached the destination (tests; a stopping service). */
   flushed(): Promise<void> {
-    if (!this.#writing && !this.#scheduled && this.#pending.length === 0) return Promise.resolve();
+    if (!this.#writing && !this.#scheduled && this.#head === this.#pending.length) return Promise.resolve();
     return new Promise((resolve) => this.#idle.push(resolve));
   }
 
@@ -116,18 +132,25 @@ export class AccessLog {
       this.#options.dropped(this.#dropped);
       this.#dropped = 0;
     }
-    if (this.#pending.length === 0) {
+    const pending = this.#pending;
+    if (this.#head === pending.length) {
+      this.#pending = [];
+      this.#head = 0;
       for (const resolve of this.#idle.splice(0)) resolve();
       return;
     }
-    let size = 0;
-    let count = 0;
-    for (const line of this.#pending) {
-      if (count > 0 && size + line.length > maxPiece) break;
-      size += line.length;
-      count++;
+    let piece = '';
+    while (this.#head < pending.length) {
+      const line = pending[this.#head] ?? '';
+      if (piece !== '' && piece.length + line.length > this.#destination.maxPiece) break;
+      piece += line;
+      this.#head++;
     }
-    const piece = this.#pending.splice(0, count).join('');
+    // What was taken goes once it is most of the array: each line is moved at most once more.
+    if (this.#head > 1024 && this.#head * 2 > pending.length) {
+      this.#pending = pending.slice(this.#head);
+      this.#head = 0;
+    }
     this.#pendingBytes -= piece.length;
     this.#writing = true;
     // A failed write (the destination closed) loses its lines; the next ones are still tried.
@@ -156,9 +179,14 @@ export class AccessLog {
   }
 }
 
+/** Printable ASCII but `"` and `\`: a JSON string as it is (most of what is logged, at a third of JSON.stringify's cost). */
+const plain = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** A JSON string of at most `max` characters of `value`, non-ASCII escaped. */
 function text(value: string, max: number): string {
-  const json = JSON.stringify(value.length > max ? value.slice(0, max) : value);
+  const bounded = value.length > max ? value.slice(0, max) : value;
+  if (plain.test(bounded)) return `"${bounded}"`;
+  const json = JSON.stringify(bounded);
   // JSON.stringify escapes control characters; what is left beyond ASCII is escaped here.
   return /[^\x20-\x7e]/.test(json) ? json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
 }

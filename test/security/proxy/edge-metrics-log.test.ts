@@ -2,10 +2,14 @@
 // shape, what is never in them, and a destination that cannot keep up costing dropped lines
 // (counted), not memory or time.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
-import { AccessLog, streamDestination, type AccessEntry, type AccessLogDestination } from '../../../src/security/proxy/access-log.ts';
+import { AccessLog, fdDestination, streamDestination, type AccessEntry, type AccessLogDestination } from '../../../src/security/proxy/access-log.ts';
 import { proxyMetrics } from '../../../src/security/proxy/proxy-metrics.ts';
 import { metricValue } from '../../support/proxy-edge.ts';
 
@@ -114,20 +118,41 @@ test('what a client chose is bounded and escaped: a line stays one line of ASCII
   assert.equal(line?.['user_agent'], 'Mozilla/5.0 \u00e9\u4e2d\ud83d\ude00\u0000');
 });
 
-test('writes hold whole lines, at most 4096 bytes each (lines of several threads never interleave within a line)', async () => {
-  const out = collected();
-  const log = new AccessLog(out.destination, { maxPending: 1 << 20, dropped: () => undefined });
+test('writes hold whole lines, at most a piece each: 4096 bytes to a pipe (lines of several threads never mix), more to a file', async () => {
+  const pieces: string[] = [];
+  const pipeLike: AccessLogDestination = { write: (piece, done) => setImmediate(() => (pieces.push(piece), done())), maxPiece: 4096 };
+  const log = new AccessLog(pipeLike, { maxPending: 1 << 20, dropped: () => undefined });
   for (let i = 0; i < 500; i++) log.write({ ...entry, path: `/item/${String(i)}` });
   await log.flushed();
-  assert.ok(out.pieces.length > 1);
-  for (const piece of out.pieces) {
+  assert.ok(pieces.length > 1);
+  for (const piece of pieces) {
     assert.ok(piece.length <= 4096, String(piece.length));
     assert.ok(piece.endsWith('\n'));
   }
+  const lines = pieces.join('').split('\n').filter((l) => l !== '');
   assert.deepEqual(
-    out.lines().map((l) => l['path']),
+    lines.map((l) => (JSON.parse(l) as { path: string }).path),
     Array.from({ length: 500 }, (_, i) => `/item/${String(i)}`),
   );
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-access-'));
+  try {
+    execFileSync('mkfifo', [path.join(dir, 'fifo')]);
+    // Read-write: opening a FIFO so does not wait for a reader.
+    const fifo = fs.openSync(path.join(dir, 'fifo'), 'r+');
+    const file = fs.openSync(path.join(dir, 'access.log'), 'a');
+    assert.equal(fdDestination(fifo).maxPiece, 4096);
+    assert.equal(fdDestination(file).maxPiece, 64 * 1024);
+    const toFile = new AccessLog(fdDestination(file), { maxPending: 1 << 20, dropped: () => undefined });
+    for (let i = 0; i < 500; i++) toFile.write({ ...entry, path: `/file/${String(i)}` });
+    await toFile.flushed();
+    const written = fs.readFileSync(path.join(dir, 'access.log'), 'utf8').split('\n').filter((l) => l !== '');
+    assert.equal(written.length, 500);
+    fs.closeSync(fifo);
+    fs.closeSync(file);
+  } finally {
+    fs.rmSync(dir, { recursive: true });
+  }
 });
 
 test('a destination that does not keep up: lines beyond what may wait are dropped and counted, writing never blocks', async () => {
@@ -138,6 +163,7 @@ test('a destination that does not keep up: lines beyond what may wait are droppe
       written.push(piece);
       writes.push(() => done());
     },
+    maxPiece: 4096,
   };
   let dropped = 0;
   const log = new AccessLog(stalled, { maxPending: 10_000, dropped: (n) => (dropped += n) });
