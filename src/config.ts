@@ -64,6 +64,8 @@ export interface Config {
   proxyMaxBodySize: number;
   /** One JSON line per request on standard output. */
   proxyAccessLog: boolean;
+  /** A redis:// URL: rate-limit counters shared by every proxy node; undefined: each node counts alone. */
+  redisUrl: string | undefined;
   dnsUdpIo: UdpIo;
   /** Addresses and CIDRs that may transfer zones (AXFR/IXFR); empty: none. */
   dnsTransferAllow: string[];
@@ -250,6 +252,11 @@ export const settings = {
     flag: 'proxy-access-log',
     description: '1: one JSON line per proxied request on standard output (never the query string or credentials; lines are dropped, and counted, when the output cannot keep up); 0: none',
     default: '1',
+  },
+  redisUrl: {
+    env: 'EDGEPLANE_REDIS_URL',
+    flag: 'redis-url',
+    description: 'redis:// (or rediss://) URL of a Redis every proxy node shares its rate-limit counters through; unset: each node counts alone (docs/proxy.md)',
   },
   dnsUdpIo: {
     env: 'EDGEPLANE_DNS_UDP_IO',
@@ -479,6 +486,7 @@ export function loadConfig(
     proxyMaxHeaderSize: check('proxyMaxHeaderSize', (v) => sizeIn(v, 1024, 1024 * 1024), 32 * 1024),
     proxyMaxBodySize: check('proxyMaxBodySize', (v) => sizeIn(v, 0, 2 ** 50), 100 * 1024 * 1024),
     proxyAccessLog: check('proxyAccessLog', parseFlag, true),
+    redisUrl: check('redisUrl', parseRedisUrl, undefined),
     dnsUdpIo: check('dnsUdpIo', (v) => oneOf(v, ['auto', 'batched', 'dgram'] as const), 'auto'),
     dnsTransferAllow: check('dnsTransferAllow', parseNetworkList, []),
     dnsNotify: check('dnsNotify', parseNotifyTargets, []),
@@ -560,6 +568,17 @@ function parseNetworkList(value: string): string[] {
     }
     return entry;
   });
+}
+
+function parseRedisUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error('not a URL; expected redis://[:password@]host:port[/db]');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error(`only redis:// and rediss:// URLs are supported, got "${url.protocol}//"`);
+  return value;
 }
 
 function parseNsid(value: string): string {

@@ -59,10 +59,11 @@ describe('configuration', () => {
           EDGEPLANE_DNS_TCP_MAX_PER_CLIENT: 'many',
           EDGEPLANE_DNS_TCP_IDLE_TIMEOUT: '0',
           EDGEPLANE_DNS_TCP_MAX_PIPELINED: '70000',
+          EDGEPLANE_REDIS_URL: 'http://127.0.0.1:6379',
         }),
       (e: unknown) => {
         assert.ok(e instanceof ConfigError);
-        for (const name of ['API_LISTEN', 'DATABASE_URL', 'COMPAT', 'LOG_LEVEL', 'ACCESS_TOKEN_TTL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'DNS_UDP_IO', 'DNS_TRANSFER_ALLOW', 'DNS_NOTIFY', 'DNS_NSID', 'DNS_CATALOG', 'DNS_RRL', 'DNS_RRL_SLIP', 'DNS_TCP_MAX_CLIENTS', 'DNS_TCP_MAX_PER_CLIENT', 'DNS_TCP_IDLE_TIMEOUT', 'DNS_TCP_MAX_PIPELINED']) {
+        for (const name of ['API_LISTEN', 'DATABASE_URL', 'COMPAT', 'LOG_LEVEL', 'ACCESS_TOKEN_TTL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'DNS_UDP_IO', 'DNS_TRANSFER_ALLOW', 'DNS_NOTIFY', 'DNS_NSID', 'DNS_CATALOG', 'DNS_RRL', 'DNS_RRL_SLIP', 'DNS_TCP_MAX_CLIENTS', 'DNS_TCP_MAX_PER_CLIENT', 'DNS_TCP_IDLE_TIMEOUT', 'DNS_TCP_MAX_PIPELINED', 'REDIS_URL']) {
           assert.match(e.message, new RegExp(`EDGEPLANE_${name} \\(--`), name);
         }
         return true;

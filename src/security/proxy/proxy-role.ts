@@ -70,6 +70,7 @@ export function proxySettings(config: Config): ProxySettings {
       maxBodySize: config.proxyMaxBodySize,
     },
     accessLog: config.proxyAccessLog,
+    redisUrl: config.redisUrl,
   };
 }
 

@@ -1,5 +1,6 @@
 // One proxy thread: its host table, its two listeners and what its resources share (thread-deps.ts).
 // The role's main thread runs one and each worker thread another (proxy-role.ts).
+import { createHash } from 'node:crypto';
 import type { Server } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -12,6 +13,8 @@ import { httpListener, httpsListener, listenShared } from './listeners.ts';
 import type { ResourcePolicy } from './policy.ts';
 import { proxyMetrics, type ListenerName } from './proxy-metrics.ts';
 import { localCounters } from './rate/local-counters.ts';
+import type { RateCounters } from './rate/rate-counters.ts';
+import { redisCounters } from './rate/redis-counters.ts';
 import { requestPipeline } from './request-pipeline.ts';
 import { closeIdleSessions, onClientError } from './server-limits.ts';
 import type { ProxySettings, ThreadDeps } from './thread-deps.ts';
@@ -47,10 +50,22 @@ export interface ProxyServer {
   stop(): Promise<void>;
 }
 
+/**
+ * Each thread counts alone, or through Redis with a connection of its own (and its own counters while
+ * Redis is away). Bucket keys start with a tag of this deployment, derived from its secret (every node
+ * of one deployment has the same, and no other has): two deployments sharing a Redis, whose resource
+ * ids overlap, never share buckets.
+ */
+function countersOf(settings: ProxySettings, cookieSecret: Buffer, logger: Logger): RateCounters {
+  if (settings.redisUrl === undefined) return localCounters();
+  const deployment = createHash('sha256').update('edgeplane rate counters').update(cookieSecret).digest('hex').slice(0, 16);
+  return redisCounters({ url: settings.redisUrl, prefix: `edgeplane:rate:${deployment}:`, fallback: localCounters(), logger });
+}
+
 export async function startProxyServer(options: ProxyThreadOptions): Promise<ProxyServer> {
   const deps: ThreadDeps = {
     geo: await openGeo({ mmdbPath: options.geoipDb }),
-    counters: localCounters(),
+    counters: countersOf(options.settings, options.cookieSecret, options.logger),
     cookieSecret: options.cookieSecret,
     settings: options.settings,
     metrics: proxyMetrics(options.metrics),

@@ -1,6 +1,7 @@
 // One request through the proxy: which resource holds the host, what its policy says, then the
 // origin. The order (docs/proxy.md): the host → the resource served at all → guards (whitelist,
-// blacklist, geo, methods, rate rules and challenges) → rewrites (redirects, HSTS) → origin.
+// blacklist, geo, methods, rate rules and challenges; HSTS first, so every answer over HTTPS has it)
+// → rewrites (redirects to HTTPS and from www) → origin.
 import type { TLSSocket } from 'node:tls';
 import type { AccessLog } from './access-log.ts';
 import { clientAddress, trustedNetworks } from './client-address.ts';

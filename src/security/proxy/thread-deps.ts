@@ -23,6 +23,8 @@ export interface ProxySettings {
   /** Timeouts and sizes (server-limits.ts). */
   limits: ProxyLimits;
   accessLog: boolean;
+  /** Rate-limit counters shared through this Redis (rate/redis-counters.ts); undefined: this thread's own. */
+  redisUrl: string | undefined;
 }
 
 export interface ThreadDeps {
