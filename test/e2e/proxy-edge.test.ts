@@ -85,6 +85,24 @@ for (const engine of engines()) {
       assert.deepEqual([direct.closed, direct.received], [true, '']);
     });
 
+    test('countries of the clients PROXY headers name: geo refuses and passes them, a whitelisted one passes', async () => {
+      const auth = await adminAuth(service);
+      const { id } = await createResource(service, auth, {
+        name: 'geo.example',
+        origins: [{ origin_data: origin.address }],
+        service_geoip_mode: 2,
+        service_geoip_list: 'DE',
+        whitelists: [{ whitelist_data: '8.8.4.4' }],
+      });
+      const from = async (client: string) => status((await raw(service.proxyHttpPort, { pieces: [viaBalancer(client, 'GET / HTTP/1.1\r\nHost: geo.example\r\nConnection: close\r\n\r\n')], until: (r) => r.includes('\r\n\r\n') })).received);
+      // In the shipped country data: 85.214.132.117 and 2a01:4f8::1 are in DE, 8.8.8.8 and 8.8.4.4 in US.
+      assert.deepEqual([await from('85.214.132.117'), await from('2a01:4f8::1'), await from('8.8.8.8'), await from('8.8.4.4')], [200, 200, 403, 200]);
+      const refused = await waitFor(() => accessLines(service).find((l) => l.client === '8.8.8.8'));
+      assert.deepEqual([refused.resource, refused.status, refused.outcome], [id, 403, 'geo']);
+      const text = (await call(service.url, 'GET', '/metrics')).text;
+      assert.equal(metricValue(text, `edgeplane_proxy_requests_total{resource="${String(id)}",outcome="geo"}`), 1);
+    });
+
     test('an unknown host and the resource\'s requests are counted in /metrics by resource and outcome', async () => {
       const unknown = await raw(service.proxyHttpPort, { pieces: [viaBalancer('192.0.2.45', 'GET / HTTP/1.1\r\nHost: nobody.example\r\nConnection: close\r\n\r\n')] });
       assert.equal(status(unknown.received), 404);
