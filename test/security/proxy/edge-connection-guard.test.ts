@@ -33,7 +33,7 @@ function v2(command: 'proxy' | 'local', source?: { bytes: number[]; port: number
 describe('PROXY protocol on the plain-HTTP listener', () => {
   let edge: Edge;
   before(async () => {
-    edge = await startEdge({ proxyProtocol: true, limits: { headerTimeoutMs: 300 } });
+    edge = await startEdge({ proxyProtocol: true, limits: { headerTimeoutMs: 1000 } });
   });
   after(() => edge.close());
 
@@ -71,7 +71,7 @@ describe('PROXY protocol on the plain-HTTP listener', () => {
     for (const [what, result] of Object.entries({ malformed, missing, v2Garbage })) {
       assert.equal(result.closed, true, what);
       assert.equal(result.received, '', what);
-      assert.ok(result.ms < 250, `${what}: closed at once, not at the timeout (${String(result.ms)} ms)`);
+      assert.ok(result.ms < 500, `${what}: closed at once, not at the timeout (${String(result.ms)} ms)`);
     }
     const after = await edge.metrics();
     const invalid = 'edgeplane_proxy_protocol_errors_total{listener="http",reason="invalid"}';
@@ -84,11 +84,13 @@ describe('PROXY protocol on the plain-HTTP listener', () => {
 
   test('a header not complete within the header timeout: closed at the timeout', async () => {
     const before = await edge.metrics();
-    const silent = await raw(edge.port, { waitMs: 2000 });
-    const trickled = await raw(edge.port, { pieces: 'PROXY TCP4 192.0.2.10 198.51.100.1 1 2\r\n'.split(''), gapMs: 20, waitMs: 2000 });
+    const [silent, trickled] = await Promise.all([
+      raw(edge.port, { waitMs: 4000 }),
+      raw(edge.port, { pieces: 'PROXY TCP4 192.0.2.10 198.51.100.1 1 2\r\n'.split(''), gapMs: 40, waitMs: 4000 }),
+    ]);
     for (const [what, result] of Object.entries({ silent, trickled })) {
       assert.equal(result.closed, true, what);
-      assert.ok(result.ms >= 280 && result.ms < 1000, `${what}: closed after ${String(result.ms)} ms`);
+      assert.ok(result.ms >= 980 && result.ms < 3000, `${what}: closed after ${String(result.ms)} ms`);
     }
     const timeouts = 'edgeplane_proxy_protocol_errors_total{listener="http",reason="timeout"}';
     assert.equal(metricValue(await edge.metrics(), timeouts) - metricValue(before, timeouts), 2);

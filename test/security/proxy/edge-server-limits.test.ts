@@ -20,22 +20,23 @@ describe('slow and oversized headers', () => {
 
   test('slowloris: headers trickled a byte at a time are cut at the header timeout (408); another client is served at once meanwhile', async () => {
     const request = 'GET / HTTP/1.1\r\nHost: site.example\r\nX-Padding: ' + 'a'.repeat(200) + '\r\n\r\n';
-    const slow = raw(edge.port, { pieces: request.split(''), gapMs: 10, waitMs: 5000 });
+    let cutAt = 0;
+    const slow = raw(edge.port, { pieces: request.split(''), gapMs: 10, waitMs: 5000 }).then((result) => ((cutAt = performance.now()), result));
     await new Promise((resolve) => setTimeout(resolve, 100));
     const prompt = await raw(edge.port, { pieces: ['GET / HTTP/1.1\r\nHost: site.example\r\nConnection: close\r\n\r\n'] });
     assert.equal(status(prompt.received), 200);
-    assert.ok(prompt.ms < 200, `the other client waited ${String(prompt.ms)} ms`);
+    assert.equal(cutAt, 0, 'the other client was answered while the slow one was still sending');
     const cut = await slow;
     assert.equal(status(cut.received), 408);
     assert.equal(cut.closed, true);
-    assert.ok(cut.ms >= 400 && cut.ms < 1000, `cut after ${String(cut.ms)} ms`);
+    assert.ok(cut.ms >= 400 && cut.ms < 2500, `cut after ${String(cut.ms)} ms`);
     assert.equal(metricValue(await edge.metrics(), 'edgeplane_proxy_client_errors_total{listener="http",reason="header_timeout"}'), 1);
   });
 
   test('a silent connection is cut at the header timeout too', async () => {
     const silent = await raw(edge.port, { waitMs: 5000 });
     assert.equal(silent.closed, true);
-    assert.ok(silent.ms >= 400 && silent.ms < 1000, `cut after ${String(silent.ms)} ms`);
+    assert.ok(silent.ms >= 400 && silent.ms < 2500, `cut after ${String(silent.ms)} ms`);
   });
 
   test('headers over the size limit: 431 and the connection closed', async () => {
@@ -47,6 +48,28 @@ describe('slow and oversized headers', () => {
     assert.equal(status(many.received), 431);
     assert.equal(metricValue(await edge.metrics(), 'edgeplane_proxy_client_errors_total{listener="http",reason="header_too_large"}'), 2);
   });
+});
+
+test('h2: a header list over the limit resets its stream (ENHANCE_YOUR_CALM); the session goes on', async () => {
+  const certificate = selfSignedCertificate('site.example');
+  const edge = await startEdge({ tls: { key: certificate.key, cert: certificate.crt }, limits: { maxHeaderSize: 8192 } });
+  const session = http2.connect(`https://127.0.0.1:${String(edge.port)}`, { servername: 'site.example', ca: certificate.crt });
+  try {
+    const ask = (headers: http2.OutgoingHttpHeaders) =>
+      new Promise<string>((resolve) => {
+        const stream = session.request({ ':path': '/', ...headers });
+        stream.on('response', (answer) => resolve(`status ${String(answer[':status'])}`));
+        stream.on('error', (error: Error) => resolve(error.message));
+        stream.end();
+      });
+    // The limit is a setting the client acknowledges: a first exchange makes sure it did (before, node:http2 holds 64 KiB).
+    assert.equal(await ask({ 'x-small': 'fine' }), 'status 200');
+    assert.match(await ask({ 'x-big': 'b'.repeat(20_000) }), /NGHTTP2_ENHANCE_YOUR_CALM/);
+    assert.equal(await ask({ 'x-small': 'fine' }), 'status 200');
+  } finally {
+    session.close();
+    await edge.close();
+  }
 });
 
 describe('request smuggling', () => {
@@ -147,7 +170,7 @@ describe('request bodies', () => {
     const slow = await raw(edge.port, { pieces: ['POST / HTTP/1.1\r\nHost: site.example\r\nContent-Length: 1000\r\n\r\n', ...new Array<string>(1000).fill('s')], gapMs: 20, waitMs: 5000 });
     assert.equal(status(slow.received), 408);
     assert.equal(slow.closed, true);
-    assert.ok(slow.ms >= 300 && slow.ms < 1500, `cut after ${String(slow.ms)} ms`);
+    assert.ok(slow.ms >= 300 && slow.ms < 3000, `cut after ${String(slow.ms)} ms`);
     assert.equal(origin.completed, completed);
     // 2,000 bytes a second, in pieces 100 ms apart: over the minimum, and never pausing past the timeout.
     const steady = await raw(edge.port, { pieces: ['POST / HTTP/1.1\r\nHost: site.example\r\nContent-Length: 1000\r\nConnection: close\r\n\r\n', ...new Array<string>(5).fill('s'.repeat(200))], gapMs: 100, waitMs: 5000 });
@@ -157,7 +180,7 @@ describe('request bodies', () => {
   test('a body that stops arriving is cut after the body timeout', async () => {
     const stalled = await raw(edge.port, { pieces: ['POST / HTTP/1.1\r\nHost: site.example\r\nContent-Length: 10\r\n\r\nabc'], waitMs: 5000 });
     assert.equal(status(stalled.received), 408);
-    assert.ok(stalled.ms >= 300 && stalled.ms < 1500, `cut after ${String(stalled.ms)} ms`);
+    assert.ok(stalled.ms >= 300 && stalled.ms < 3000, `cut after ${String(stalled.ms)} ms`);
   });
 });
 
@@ -168,7 +191,7 @@ describe('idle connections', () => {
       const result = await raw(edge.port, { pieces: ['GET / HTTP/1.1\r\nHost: site.example\r\n\r\n'], waitMs: 3000 });
       assert.equal(status(result.received), 200);
       assert.equal(result.closed, true);
-      assert.ok(result.ms >= 300 && result.ms < 1500, `closed after ${String(result.ms)} ms`);
+      assert.ok(result.ms >= 300 && result.ms < 3000, `closed after ${String(result.ms)} ms`);
     } finally {
       await edge.close();
     }
@@ -192,7 +215,7 @@ describe('idle connections', () => {
       assert.match(text, /client/);
       await closed;
       const ms = performance.now() - started;
-      assert.ok(ms >= 800 && ms < 2000, `closed after ${String(ms)} ms`);
+      assert.ok(ms >= 800 && ms < 3500, `closed after ${String(ms)} ms`);
     } finally {
       await edge.close();
     }
