@@ -2,11 +2,11 @@
 // the service log's shape (pino's level, ISO time, msg "access") so the same tools read both.
 //
 // A flood must not make the log the bottleneck, nor its memory unbounded: lines are gathered and
-// written asynchronously, whole lines at a time, one write in flight per thread; when the
-// destination does not keep up and `maxPending` bytes wait, further lines are dropped and counted
-// (the metric edgeplane_proxy_access_log_dropped_total) rather than slowing requests down. Writes to
-// a pipe hold at most 4,096 bytes (PIPE_BUF), so the lines of several threads writing to one pipe
-// never interleave within a line.
+// written asynchronously, whole lines at a time (a full piece, or what 100 ms gathered), one write
+// in flight per thread; when the destination does not keep up and `maxPending` bytes wait, further
+// lines are dropped and counted (the metric edgeplane_proxy_access_log_dropped_total) rather than
+// slowing requests down. Writes to a pipe hold at most 4,096 bytes (PIPE_BUF), so the lines of
+// several threads writing to one pipe never interleave within a line.
 //
 // Never logged: the query string (it carries tokens and keys as often as not), cookies, credentials,
 // any header but the User-Agent.
@@ -80,6 +80,12 @@ const maxPath = 1024;
 const maxHost = 255;
 const maxUserAgent = 256;
 
+/**
+ * Lines wait at most this long for a piece to fill: a write per request or per event-loop turn
+ * (a thread pool round trip each) cost more than the line itself; a write per full piece does not.
+ */
+const flushEveryMs = 100;
+
 export class AccessLog {
   readonly #destination: AccessLogDestination;
   readonly #options: AccessLogOptions;
@@ -88,7 +94,9 @@ export class AccessLog {
   #head = 0;
   #pendingBytes = 0;
   #writing = false;
-  #scheduled = false;
+  #timer: NodeJS.Timeout | undefined;
+  /** Someone waits for every line to be written: pieces go out however small. */
+  #draining = false;
   #dropped = 0;
   #idle: (() => void)[] = [];
   #lastMs = 0;
@@ -101,44 +109,57 @@ export class AccessLog {
 
   write(entry: AccessEntry): void {
     const line = this.#line(entry);
-    if (this.#pendingBytes + line.length > this.#options.maxPending) {
-      this.#dropped++;
-      this.#schedule();
-      return;
+    if (this.#pendingBytes + line.length > this.#options.maxPending) this.#dropped++;
+    else {
+      this.#pending.push(line);
+      this.#pendingBytes += line.length;
     }
-    this.#pending.push(line);
-    this.#pendingBytes += line.length;
-    this.#schedule();
+    if (!this.#writing) this.#next();
   }
 
   /** Resolves once every line written so far has reached the destination (tests; a stopping service). */
   flushed(): Promise<void> {
-    if (!this.#writing && !this.#scheduled && this.#head === this.#pending.length) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
+    if (!this.#writing && this.#head === this.#pending.length && this.#dropped === 0) return Promise.resolve();
+    this.#draining = true;
+    const idle = new Promise<void>((resolve) => this.#idle.push(resolve));
+    if (!this.#writing) this.#next();
+    return idle;
   }
 
-  #schedule(): void {
-    if (this.#scheduled || this.#writing) return;
-    this.#scheduled = true;
-    // After the current burst of requests: their lines go out together.
-    setImmediate(() => {
-      this.#scheduled = false;
-      this.#writeNext();
-    });
-  }
-
-  #writeNext(): void {
-    if (this.#dropped > 0) {
-      this.#options.dropped(this.#dropped);
-      this.#dropped = 0;
-    }
-    const pending = this.#pending;
-    if (this.#head === pending.length) {
-      this.#pending = [];
-      this.#head = 0;
-      for (const resolve of this.#idle.splice(0)) resolve();
+  /** With no write in flight: a full piece is written now, less waits for the timer (or a drain). */
+  #next(): void {
+    if (this.#pendingBytes >= this.#destination.maxPiece || (this.#draining && this.#pendingBytes > 0)) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#writePiece();
       return;
     }
+    if (this.#pendingBytes > 0 || this.#dropped > 0) {
+      // What gathered by then goes out, small as it may be; a write under way arms the timer again when it ends.
+      this.#timer ??= setTimeout(() => {
+        this.#timer = undefined;
+        if (this.#writing) return;
+        if (this.#pendingBytes > 0) this.#writePiece();
+        else this.#next();
+      }, flushEveryMs);
+      return;
+    }
+    this.#reportDropped();
+    this.#pending = [];
+    this.#head = 0;
+    this.#draining = false;
+    for (const resolve of this.#idle.splice(0)) resolve();
+  }
+
+  #reportDropped(): void {
+    if (this.#dropped === 0) return;
+    this.#options.dropped(this.#dropped);
+    this.#dropped = 0;
+  }
+
+  #writePiece(): void {
+    this.#reportDropped();
+    const pending = this.#pending;
     let piece = '';
     while (this.#head < pending.length) {
       const line = pending[this.#head] ?? '';
@@ -156,7 +177,7 @@ export class AccessLog {
     // A failed write (the destination closed) loses its lines; the next ones are still tried.
     this.#destination.write(piece, () => {
       this.#writing = false;
-      this.#writeNext();
+      this.#next();
     });
   }
 
