@@ -66,6 +66,12 @@ export interface Config {
   proxyAccessLog: boolean;
   /** A redis:// URL: rate-limit counters shared by every proxy node; undefined: each node counts alone. */
   redisUrl: string | undefined;
+  /** Managed certificates (ssl_type "le") through ACME. */
+  acme: boolean;
+  acmeDirectory: string;
+  acmeEmail: string | undefined;
+  /** A PEM file of CAs trusted for the ACME directory's HTTPS only, besides Node's roots. */
+  acmeCaFile: string | undefined;
   dnsUdpIo: UdpIo;
   /** Addresses and CIDRs that may transfer zones (AXFR/IXFR); empty: none. */
   dnsTransferAllow: string[];
@@ -129,6 +135,9 @@ interface Setting {
   description: string;
   default?: string;
 }
+
+/** Let's Encrypt's production directory. */
+const acmeDirectoryDefault = 'https://acme-v02.api.letsencrypt.org/directory';
 
 /** The settings table; the README's configuration table mirrors it. */
 export const settings = {
@@ -257,6 +266,27 @@ export const settings = {
     env: 'EDGEPLANE_REDIS_URL',
     flag: 'redis-url',
     description: 'redis:// (or rediss://) URL of a Redis every proxy node shares its rate-limit counters through; unset: each node counts alone (docs/proxy.md)',
+  },
+  acme: {
+    env: 'EDGEPLANE_ACME',
+    flag: 'acme',
+    description: 'Managed certificates for resources with ssl_type "le", issued and renewed through ACME by the proxy role: 1 or 0; unset: on when EDGEPLANE_ACME_DIRECTORY is set',
+  },
+  acmeDirectory: {
+    env: 'EDGEPLANE_ACME_DIRECTORY',
+    flag: 'acme-directory',
+    description: 'The ACME directory URL certificates are ordered from; setting it agrees to that CA\'s terms of service',
+    default: acmeDirectoryDefault,
+  },
+  acmeEmail: {
+    env: 'EDGEPLANE_ACME_EMAIL',
+    flag: 'acme-email',
+    description: 'Contact e-mail of the ACME account; unset: none',
+  },
+  acmeCaFile: {
+    env: 'EDGEPLANE_ACME_CA_FILE',
+    flag: 'acme-ca-file',
+    description: 'A PEM file of CA certificates trusted, besides the usual roots, for the ACME directory\'s own HTTPS only (a test CA such as pebble\'s)',
   },
   dnsUdpIo: {
     env: 'EDGEPLANE_DNS_UDP_IO',
@@ -452,6 +482,12 @@ export function loadConfig(
     const value = typeof flag === 'string' ? flag : env[s.env];
     return value === undefined || value === '' ? s.default : value;
   };
+  /** Set by the operator, not defaulted. */
+  const given = (name: SettingName): boolean => {
+    const s: Setting = settings[name];
+    const flag = flags[s.flag];
+    return (typeof flag === 'string' ? flag : env[s.env] ?? '') !== '';
+  };
   const check = <T>(name: SettingName, parse: (v: string) => T, fallback: T): T => {
     const value = raw(name);
     if (value === undefined) return fallback;
@@ -487,6 +523,11 @@ export function loadConfig(
     proxyMaxBodySize: check('proxyMaxBodySize', (v) => sizeIn(v, 0, 2 ** 50), 100 * 1024 * 1024),
     proxyAccessLog: check('proxyAccessLog', parseFlag, true),
     redisUrl: check('redisUrl', parseRedisUrl, undefined),
+    // Never on by accident: without a directory of its own choosing, an operator turns it on.
+    acme: check('acme', parseFlag, given('acmeDirectory')),
+    acmeDirectory: check('acmeDirectory', parseHttpsUrl, acmeDirectoryDefault),
+    acmeEmail: check('acmeEmail', parseEmail, undefined),
+    acmeCaFile: check('acmeCaFile', parseReadableFile, undefined),
     dnsUdpIo: check('dnsUdpIo', (v) => oneOf(v, ['auto', 'batched', 'dgram'] as const), 'auto'),
     dnsTransferAllow: check('dnsTransferAllow', parseNetworkList, []),
     dnsNotify: check('dnsNotify', parseNotifyTargets, []),
@@ -612,6 +653,17 @@ function parseDatabaseUrl(value: string): string {
     throw new Error(`only postgres:// URLs are supported, got "${url.protocol}//"`);
   }
   return value;
+}
+
+function parseHttpsUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`not a URL: "${value}"`);
+  }
+  if (url.protocol !== 'https:') throw new Error(`expected an https:// URL, got "${value}"`);
+  return url.toString();
 }
 
 export function parseEmail(value: string): string {

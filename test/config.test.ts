@@ -83,6 +83,22 @@ describe('configuration', () => {
     }
   });
 
+  test('managed certificates: off unless a directory is given or EDGEPLANE_ACME says so; https directories only', () => {
+    const fresh = loadConfig({});
+    assert.equal(fresh.acme, false, 'a fresh install talks to no CA');
+    assert.equal(fresh.acmeDirectory, 'https://acme-v02.api.letsencrypt.org/directory');
+    assert.equal(loadConfig({ EDGEPLANE_ACME: '1' }).acme, true);
+    const staging = loadConfig({ EDGEPLANE_ACME_DIRECTORY: 'https://acme-staging-v02.api.letsencrypt.org/directory', EDGEPLANE_ACME_EMAIL: 'Ops@Example.com' });
+    assert.equal(staging.acme, true);
+    assert.equal(staging.acmeEmail, 'ops@example.com');
+    assert.equal(loadConfig({ EDGEPLANE_ACME_DIRECTORY: 'https://ca.example/dir', EDGEPLANE_ACME: '0' }).acme, false);
+    assert.throws(() => loadConfig({ EDGEPLANE_ACME_DIRECTORY: 'http://ca.example/dir', EDGEPLANE_ACME_CA_FILE: '/no/such/file.pem' }), (e: Error) => {
+      assert.match(e.message, /EDGEPLANE_ACME_DIRECTORY \(--acme-directory\): expected an https:\/\/ URL/);
+      assert.match(e.message, /EDGEPLANE_ACME_CA_FILE \(--acme-ca-file\): cannot read/);
+      return true;
+    });
+  });
+
   test('the process refuses to start on a bad value, with exit code 2 and a clear message', async () => {
     await assert.rejects(run(process.execPath, [mainScript, 'serve'], { env: { EDGEPLANE_COMPAT: 'aws' } }), (e: { code: number; stderr: string }) => {
       assert.equal(e.code, 2);

@@ -1,18 +1,20 @@
 // The proxy's edge without the rest of the service, as a proxy thread assembles it: a connection
-// guard in front of a real node:http (or node:http2 secure) server built with the server limits,
+// guard in front of a real node:http server (or the proxy's HTTPS listener) with the server limits,
 // counted in a metrics registry, forwarding to a real origin the way the pipeline does (framing
 // checked first, the body through its limit). And a raw TCP client for what well-behaved clients
 // never send.
 import http from 'node:http';
-import http2 from 'node:http2';
 import net from 'node:net';
+import tls from 'node:tls';
 import { Registry } from 'prom-client';
 import { sharedCaps } from '../../src/net/connection-admission.ts';
 import { BodyRefused, limitBody } from '../../src/security/proxy/body-limit.ts';
 import { ConnectionGuard, connectionClient } from '../../src/security/proxy/connection-guard.ts';
+import type { ProxyRequest, ProxyResponse } from '../../src/security/proxy/exchange.ts';
 import { proxyMetrics, type ListenerName } from '../../src/security/proxy/proxy-metrics.ts';
 import { framingProblem } from '../../src/security/proxy/request-framing.ts';
-import { closeIdleSessions, httpServerOptions, onClientError, secureServerOptions, type ProxyLimits } from '../../src/security/proxy/server-limits.ts';
+import { closeIdleSessions, httpServerOptions, onClientError, type ProxyLimits } from '../../src/security/proxy/server-limits.ts';
+import { createHttpsListener } from '../../src/security/proxy/tls/https-listener.ts';
 
 export const testLimits: ProxyLimits = {
   headerTimeoutMs: 2000,
@@ -48,10 +50,10 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
   const registry = new Registry();
   const metrics = proxyMetrics(registry);
   const listener: ListenerName = options.tls === undefined ? 'http' : 'https';
-  const handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => {
+  const handler = (req: ProxyRequest, res: ProxyResponse) => {
     const problem = framingProblem(req, limits.maxBodySize);
     if (problem !== undefined) {
-      (res as http.ServerResponse).writeHead(problem.status, req.httpVersionMajor === 1 ? { connection: 'close' } : {}).end(problem.body);
+      res.writeHead(problem.status, req.httpVersionMajor === 1 ? { connection: 'close' } : {}).end(problem.body);
       return;
     }
     if (options.origin === undefined) {
@@ -59,12 +61,19 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
       req.on('end', () => res.end(JSON.stringify({ client: connectionClient(req.socket) })));
       return;
     }
-    forwardTo(options.origin, req as http.IncomingMessage, res as http.ServerResponse, limits);
+    forwardTo(options.origin, req as http.IncomingMessage, res as unknown as http.ServerResponse, limits);
   };
   let server: net.Server;
   if (options.tls === undefined) server = http.createServer(httpServerOptions(limits), handler);
   else {
-    const secure = http2.createSecureServer({ ...secureServerOptions(limits), ...options.tls, allowHTTP1: true }, handler);
+    // The proxy's own HTTPS listener, with h2 for every name, one certificate for all.
+    const context = tls.createSecureContext(options.tls);
+    const secure = createHttpsListener({
+      contextFor: () => context,
+      http2For: () => true,
+      onRequest: handler,
+      limits: { handshakeTimeoutMs: limits.headerTimeoutMs, headersTimeoutMs: limits.headerTimeoutMs, keepAliveTimeoutMs: limits.idleTimeoutMs, requestTimeoutMs: 0, maxHeaderSize: limits.maxHeaderSize },
+    });
     closeIdleSessions(secure, limits.idleTimeoutMs);
     server = secure;
   }

@@ -24,13 +24,15 @@ export interface ProxyThreadOptions {
   httpsListen: ListenAddress;
   settings: ProxySettings;
   cookieSecret: Buffer;
+  /** TLS session ticket keys (48 bytes), the same in every thread of the process. */
+  ticketKeys: Buffer;
   geoipDb: string | undefined;
   /** The resources at start. */
   policies: ResourcePolicy[];
   logger: Logger;
   metrics: Registry;
-  /** Where the access log goes, when settings.accessLog is on. */
-  accessLogTo: AccessLogDestination;
+  /** Where the access log goes; undefined: no access log. */
+  accessLogTo?: AccessLogDestination | undefined;
 }
 
 /** Bytes of access log lines a thread holds for a destination that does not keep up, before it drops lines. */
@@ -74,9 +76,9 @@ export async function startProxyServer(options: ProxyThreadOptions): Promise<Pro
   const table = new HostTable(deps);
   await table.apply(options.policies, [], true);
   const { limits } = options.settings;
-  const accessLog = options.settings.accessLog ? new AccessLog(options.accessLogTo, { maxPending: accessLogPending, dropped: (lines) => deps.metrics.accessLogDropped(lines) }) : undefined;
+  const accessLog = options.accessLogTo === undefined ? undefined : new AccessLog(options.accessLogTo, { maxPending: accessLogPending, dropped: (lines) => deps.metrics.accessLogDropped(lines) });
   const plain = httpListener(requestPipeline(table, deps, false, accessLog), limits);
-  const secure = httpsListener(table, requestPipeline(table, deps, true, accessLog), limits);
+  const secure = httpsListener(table, requestPipeline(table, deps, true, accessLog), options.ticketKeys, limits);
   plain.on('clientError', onClientError((reason) => deps.metrics.clientError('http', reason)));
   secure.on('clientError', onClientError((reason) => deps.metrics.clientError('https', reason)));
   closeIdleSessions(secure, limits.idleTimeoutMs);

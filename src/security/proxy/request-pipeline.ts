@@ -1,7 +1,7 @@
 // One request through the proxy: which resource holds the host, what its policy says, then the
-// origin. The order (docs/proxy.md): the host → the resource served at all → guards (whitelist,
-// blacklist, geo, methods, rate rules and challenges; HSTS first, so every answer over HTTPS has it)
-// → rewrites (redirects to HTTPS and from www) → origin.
+// origin. The order (docs/proxy.md): the host → an ACME HTTP-01 token of ours → the resource served
+// at all → guards (whitelist, blacklist, geo, methods, rate rules and challenges; HSTS first, so
+// every answer over HTTPS has it) → rewrites (redirects to HTTPS and from www) → origin.
 import type { TLSSocket } from 'node:tls';
 import type { AccessLog } from './access-log.ts';
 import { clientAddress, trustedNetworks } from './client-address.ts';
@@ -11,6 +11,8 @@ import type { HostTable, ServedResource } from './host-table.ts';
 import { forward } from './origins/forward.ts';
 import { framingProblem } from './request-framing.ts';
 import type { ThreadDeps } from './thread-deps.ts';
+import { acmeChallengeAnswer } from './tls/acme-challenge.ts';
+import { serverNameKey } from './tls/secure-contexts.ts';
 
 /** `Example.COM:8081` → `example.com`; `[2001:db8::1]:443` → `2001:db8::1`; trailing dot dropped. */
 export function hostOf(authority: string | undefined): string {
@@ -146,10 +148,16 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       refuse(unknownHost);
       return;
     }
+    // The CA validating one of our orders passes before every check (and whether the resource is served).
+    const challenge = acmeChallengeAnswer(resource.policy, exchange.path);
+    if (challenge !== undefined) {
+      refuse(challenge, resource);
+      return;
+    }
     if (secure) {
       // A TLS connection is for the resource its SNI named: another tenant's Host on it is refused.
       const servername = (req.socket as TLSSocket).servername;
-      if (typeof servername !== 'string' || table.find(servername.toLowerCase()) !== resource) {
+      if (typeof servername !== 'string' || table.find(serverNameKey(servername)) !== resource) {
         refuse(misdirected, resource);
         return;
       }

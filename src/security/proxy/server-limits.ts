@@ -4,7 +4,7 @@
 // the idle timeout; a TLS handshake must end within the header timeout. The request body's bounds
 // (size, rate) are body-limit.ts's and request-framing.ts's, since they are known only per request.
 import type { ServerOptions as HttpServerOptions } from 'node:http';
-import type { Http2SecureServer, SecureServerOptions, ServerHttp2Session, ServerHttp2Stream } from 'node:http2';
+import type { Http2SecureServer, ServerHttp2Session, ServerHttp2Stream } from 'node:http2';
 import type { Duplex } from 'node:stream';
 
 export interface ProxyLimits {
@@ -26,9 +26,17 @@ export interface ProxyLimits {
 export type ClientErrorReason = 'header_timeout' | 'header_too_large' | 'bad_request';
 
 /**
- * node:http's options (also those of the HTTPS listener's HTTP/1.1, which node:http2 takes from the
- * same names). No whole-request timeout (requestTimeout): it would cut legitimate slow uploads of
- * large bodies; the body's own pace is bounded instead (body-limit.ts).
+ * How often node:http looks for connections past their header timeout (30 s by default): a quarter
+ * of the timeout, at most a second, so a connection is cut at most that long after its timeout.
+ */
+export function headersCheckingInterval(headersTimeoutMs: number): number {
+  return Math.max(10, Math.min(1000, Math.floor(headersTimeoutMs / 4)));
+}
+
+/**
+ * node:http's options (the HTTPS listener's, tls/https-listener.ts, are the same). No whole-request
+ * timeout (requestTimeout): it would cut legitimate slow uploads of large bodies; the body's own
+ * pace is bounded instead (body-limit.ts).
  */
 export function httpServerOptions(limits: ProxyLimits): HttpServerOptions {
   return {
@@ -36,19 +44,8 @@ export function httpServerOptions(limits: ProxyLimits): HttpServerOptions {
     requestTimeout: 0,
     keepAliveTimeout: limits.idleTimeoutMs,
     maxHeaderSize: limits.maxHeaderSize,
-    // node:http checks the header timeout every this often (30 s by default), so a connection is cut
-    // between 1 and 1 + this fraction of the timeout after it began.
-    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limits.headerTimeoutMs / 4))),
+    connectionsCheckingInterval: headersCheckingInterval(limits.headerTimeoutMs),
     requireHostHeader: true,
-  };
-}
-
-/** The HTTPS listener's (node:http2 with HTTP/1.1 allowed): the above, the TLS handshake's bound and HTTP/2's header list. */
-export function secureServerOptions(limits: ProxyLimits): SecureServerOptions {
-  return {
-    ...httpServerOptions(limits),
-    handshakeTimeout: limits.headerTimeoutMs,
-    settings: { maxHeaderListSize: limits.maxHeaderSize },
   };
 }
 

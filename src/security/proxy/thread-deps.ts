@@ -22,7 +22,6 @@ export interface ProxySettings {
   connectionCaps: SharedCaps;
   /** Timeouts and sizes (server-limits.ts). */
   limits: ProxyLimits;
-  accessLog: boolean;
   /** Rate-limit counters shared through this Redis (rate/redis-counters.ts); undefined: this thread's own. */
   redisUrl: string | undefined;
 }
