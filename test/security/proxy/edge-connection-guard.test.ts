@@ -105,14 +105,19 @@ describe('PROXY protocol on the HTTPS listener: the header, then the TLS handsha
   });
   after(() => edge.close());
 
-  /** A TLS connection that first sends `header` in the same segment as its ClientHello. */
-  async function connect(header: string, alpn: string): Promise<tls.TLSSocket> {
+  /** A TLS connection that first sends `header`, in the same segment as its ClientHello or (`apart`) on its own before it. */
+  async function connect(header: string, alpn: string, apart = false): Promise<tls.TLSSocket> {
     const socket = net.connect(edge.port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
-    socket.cork();
-    socket.write(header);
+    if (apart) {
+      socket.write(header);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } else {
+      socket.cork();
+      socket.write(header);
+      process.nextTick(() => socket.uncork());
+    }
     const secure = tls.connect({ socket, servername: 'site.example', ca: certificate.crt, ALPNProtocols: [alpn] });
-    process.nextTick(() => socket.uncork());
     await new Promise((resolve, reject) => {
       secure.once('secureConnect', resolve);
       secure.once('error', reject);
@@ -120,20 +125,22 @@ describe('PROXY protocol on the HTTPS listener: the header, then the TLS handsha
     return secure;
   }
 
-  test('HTTP/1.1 over TLS', async () => {
-    const secure = await connect('PROXY TCP4 192.0.2.20 198.51.100.1 1 443\r\n', 'http/1.1');
-    const body = await new Promise<string>((resolve, reject) => {
-      const request = http.request({ createConnection: () => secure, path: '/', headers: { host: 'site.example' } }, (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => resolve(text));
+  for (const apart of [false, true]) {
+    test(`HTTP/1.1 over TLS, the header ${apart ? 'on its own before' : 'with'} the ClientHello`, async () => {
+      const secure = await connect('PROXY TCP4 192.0.2.20 198.51.100.1 1 443\r\n', 'http/1.1', apart);
+      const body = await new Promise<string>((resolve, reject) => {
+        const request = http.request({ createConnection: () => secure, path: '/', headers: { host: 'site.example' } }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve(text));
+        });
+        request.on('error', reject);
+        request.end();
       });
-      request.on('error', reject);
-      request.end();
+      assert.equal((JSON.parse(body) as { client: string }).client, '192.0.2.20');
+      secure.destroy();
     });
-    assert.equal((JSON.parse(body) as { client: string }).client, '192.0.2.20');
-    secure.destroy();
-  });
+  }
 
   test('h2', async () => {
     const secure = await connect('PROXY TCP6 2001:db8::20 2001:db8::1 1 443\r\n', 'h2');
