@@ -10,7 +10,8 @@ import { reservedNameProblem } from './dns/reserved-names.ts';
 import { parseNetwork } from './net/networks.ts';
 import { parseTsigKey } from './dns/server/tsig.ts';
 import { applyFaultsEnv, parseApplyFaults, type ApplyFault } from './dns/server/apply-faults.ts';
-import { defaultMaxClients, openFileLimit } from './dns/server/tcp-limits.ts';
+import { defaultMaxClients } from './dns/server/tcp-limits.ts';
+import { openFileLimit, openFileShare } from './net/connection-admission.ts';
 
 export type Compat = 'seed' | 'gcore';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -43,6 +44,26 @@ export interface Config {
   proxyTrusted: string[];
   /** Networks that pass every check of the resources with service_global_whitelist 1. */
   proxyGlobalWhitelist: string[];
+  /** Listeners whose every connection starts with a PROXY protocol header (v1 or v2) from a load balancer. */
+  proxyHttpProxyProtocol: boolean;
+  proxyHttpsProxyProtocol: boolean;
+  /** Client connections the proxy holds at once, over all its threads and both listeners. */
+  proxyMaxConnections: number;
+  /** Of those, from one client address (IPv6: one /64), counted after the PROXY protocol. */
+  proxyMaxConnectionsPerClient: number;
+  /** A request's line and headers, a TLS handshake and a PROXY protocol header must arrive within this. */
+  proxyHeaderTimeoutMs: number;
+  /** A connection without a request in progress is closed after this. */
+  proxyIdleTimeoutMs: number;
+  /** A request body may pause this long, and must average proxyBodyMinRate after it. */
+  proxyBodyTimeoutMs: number;
+  proxyBodyMinRate: number;
+  /** Bytes of a request line and headers (431 over it). */
+  proxyMaxHeaderSize: number;
+  /** Bytes of a request body (413 over it); 0: no limit. */
+  proxyMaxBodySize: number;
+  /** One JSON line per request on standard output. */
+  proxyAccessLog: boolean;
   /** Passive health of origins, as nginx's max_fails and fail_timeout. */
   proxyOriginMaxFails: number;
   proxyOriginFailTimeoutSeconds: number;
@@ -181,6 +202,71 @@ export const settings = {
     env: 'EDGEPLANE_PROXY_GLOBAL_WHITELIST',
     flag: 'proxy-global-whitelist',
     description: 'Comma-separated addresses or CIDRs that pass every check of the resources with service_global_whitelist 1 (monitoring, the operator\'s office)',
+  },
+  proxyHttpProxyProtocol: {
+    env: 'EDGEPLANE_PROXY_HTTP_PROXY_PROTOCOL',
+    flag: 'proxy-http-proxy-protocol',
+    description: '1: every connection to the plain-HTTP listener starts with a PROXY protocol header (v1 or v2) naming the client, as a load balancer sends it; connections without one are closed',
+    default: '0',
+  },
+  proxyHttpsProxyProtocol: {
+    env: 'EDGEPLANE_PROXY_HTTPS_PROXY_PROTOCOL',
+    flag: 'proxy-https-proxy-protocol',
+    description: '1: the same for the HTTPS listener (the header comes before the TLS handshake)',
+    default: '0',
+  },
+  proxyMaxConnections: {
+    env: 'EDGEPLANE_PROXY_MAX_CONNECTIONS',
+    flag: 'proxy-max-connections',
+    description: 'Client connections the proxy holds at once, over all its threads and both listeners; more are reset at once. Each may need an origin connection too: keep it well below the open-file limit (ulimit -n); unset: a quarter of that limit, at most 50000',
+  },
+  proxyMaxConnectionsPerClient: {
+    env: 'EDGEPLANE_PROXY_MAX_CONNECTIONS_PER_CLIENT',
+    flag: 'proxy-max-connections-per-client',
+    description: 'Of those, connections from one client (an IPv4 address or an IPv6 /64; behind a load balancer, the client its PROXY protocol header names)',
+    default: '256',
+  },
+  proxyHeaderTimeout: {
+    env: 'EDGEPLANE_PROXY_HEADER_TIMEOUT',
+    flag: 'proxy-header-timeout',
+    description: 'A request\'s line and headers, a TLS handshake and a PROXY protocol header must each arrive within this (seconds, or with an ms/s/m suffix); slower clients get 408 and are disconnected',
+    default: '20s',
+  },
+  proxyIdleTimeout: {
+    env: 'EDGEPLANE_PROXY_IDLE_TIMEOUT',
+    flag: 'proxy-idle-timeout',
+    description: 'A client connection without a request in progress (HTTP/1.1 keep-alive, an HTTP/2 session) is closed after this (seconds, or with an ms/s/m suffix)',
+    default: '30s',
+  },
+  proxyBodyTimeout: {
+    env: 'EDGEPLANE_PROXY_BODY_TIMEOUT',
+    flag: 'proxy-body-timeout',
+    description: 'A request body may pause this long (seconds, or with an ms/s/m suffix), and after its first this-long must average EDGEPLANE_PROXY_BODY_MIN_RATE; slower bodies are cut (408)',
+    default: '30s',
+  },
+  proxyBodyMinRate: {
+    env: 'EDGEPLANE_PROXY_BODY_MIN_RATE',
+    flag: 'proxy-body-min-rate',
+    description: 'Bytes a second a request body must average once EDGEPLANE_PROXY_BODY_TIMEOUT has passed (Apache mod_reqtimeout\'s MinRate)',
+    default: '500',
+  },
+  proxyMaxHeaderSize: {
+    env: 'EDGEPLANE_PROXY_MAX_HEADER_SIZE',
+    flag: 'proxy-max-header-size',
+    description: 'Bytes of a request\'s line and headers (HTTP/2: its header list), or with a k suffix; larger requests get 431',
+    default: '32k',
+  },
+  proxyMaxBodySize: {
+    env: 'EDGEPLANE_PROXY_MAX_BODY_SIZE',
+    flag: 'proxy-max-body-size',
+    description: 'Bytes of a request body, or with a k/m/g suffix; larger bodies get 413 (declared) or are cut (chunked); 0: no limit',
+    default: '100m',
+  },
+  proxyAccessLog: {
+    env: 'EDGEPLANE_PROXY_ACCESS_LOG',
+    flag: 'proxy-access-log',
+    description: '1: one JSON line per proxied request on standard output (never the query string or credentials; lines are dropped, and counted, when the output cannot keep up); 0: none',
+    default: '1',
   },
   proxyOriginMaxFails: {
     env: 'EDGEPLANE_PROXY_ORIGIN_MAX_FAILS',
@@ -455,6 +541,17 @@ export function loadConfig(
     proxyAllowPrivateOrigins: check('proxyAllowPrivateOrigins', parseFlag, false),
     proxyTrusted: check('proxyTrusted', parseNetworkList, []),
     proxyGlobalWhitelist: check('proxyGlobalWhitelist', parseNetworkList, []),
+    proxyHttpProxyProtocol: check('proxyHttpProxyProtocol', parseFlag, false),
+    proxyHttpsProxyProtocol: check('proxyHttpsProxyProtocol', parseFlag, false),
+    proxyMaxConnections: check('proxyMaxConnections', parseConnectionCap, openFileShare(0.25, 50_000)),
+    proxyMaxConnectionsPerClient: check('proxyMaxConnectionsPerClient', (v) => integerIn(v, 1, 1_000_000), 256),
+    proxyHeaderTimeoutMs: check('proxyHeaderTimeout', (v) => millisecondsIn(v, 100, 3_600_000), 20_000),
+    proxyIdleTimeoutMs: check('proxyIdleTimeout', (v) => millisecondsIn(v, 100, 3_600_000), 30_000),
+    proxyBodyTimeoutMs: check('proxyBodyTimeout', (v) => millisecondsIn(v, 100, 3_600_000), 30_000),
+    proxyBodyMinRate: check('proxyBodyMinRate', (v) => integerIn(v, 1, 1_000_000_000), 500),
+    proxyMaxHeaderSize: check('proxyMaxHeaderSize', (v) => sizeIn(v, 1024, 1024 * 1024), 32 * 1024),
+    proxyMaxBodySize: check('proxyMaxBodySize', (v) => sizeIn(v, 0, 2 ** 50), 100 * 1024 * 1024),
+    proxyAccessLog: check('proxyAccessLog', parseFlag, true),
     proxyOriginMaxFails: check('proxyOriginMaxFails', (v) => integerIn(v, 0, 100), 1),
     proxyOriginFailTimeoutSeconds: check('proxyOriginFailTimeout', (v) => durationIn(v, 1, 3600), 10),
     proxyOriginConnectTimeoutSeconds: check('proxyOriginConnectTimeout', (v) => durationIn(v, 1, 300), 5),
@@ -473,7 +570,7 @@ export function loadConfig(
     dnsCatalog: check('dnsCatalog', canonicalName, undefined),
     dnsRrl: check('dnsRrl', (v) => integerIn(v, 0, 1_000_000), 0),
     dnsRrlSlip: check('dnsRrlSlip', (v) => integerIn(v, 0, 10), 2),
-    dnsTcpMaxClients: check('dnsTcpMaxClients', parseTcpMaxClients, defaultMaxClients()),
+    dnsTcpMaxClients: check('dnsTcpMaxClients', parseConnectionCap, defaultMaxClients()),
     dnsTcpMaxPerClient: check('dnsTcpMaxPerClient', (v) => integerIn(v, 1, 1_000_000), 64),
     dnsTcpIdleTimeoutSeconds: check('dnsTcpIdleTimeout', (v) => durationIn(v, 1, 3600), 10),
     dnsTcpMaxPipelined: check('dnsTcpMaxPipelined', (v) => integerIn(v, 1, 65_535), 100),
@@ -644,11 +741,31 @@ function integerIn(value: string, low: number, high: number): number {
 
 
 /** Below the open-file limit where it is known: at that many connections nothing else could open a file. */
-function parseTcpMaxClients(value: string): number {
+function parseConnectionCap(value: string): number {
   const limit = openFileLimit();
   const n = integerIn(value, 1, 1_000_000);
   if (limit !== undefined && n >= limit) throw new Error(`${value} is not below this process's open-file limit (${String(limit)})`);
   return n;
+}
+
+const millisecondUnits: Record<string, number> = { '': 1000, ms: 1, s: 1000, m: 60_000 };
+
+/** `20` and `20s` are seconds; `500ms` and `2m` as they say. */
+function millisecondsIn(value: string, low: number, high: number): number {
+  const match = /^(\d+)(ms|s|m)?$/.exec(value.trim());
+  const ms = match ? Number(match[1]) * (millisecondUnits[match[2] ?? ''] ?? 1000) : NaN;
+  if (!Number.isSafeInteger(ms) || ms < low || ms > high) throw new Error(`expected ${String(low)} ms to ${String(high / 1000)} s, such as 20, 20s or 500ms, got "${value}"`);
+  return ms;
+}
+
+const sizeUnits: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+/** Bytes: `1048576`, `1024k`, `1m`, `1g` (binary multiples, either case). */
+function sizeIn(value: string, low: number, high: number): number {
+  const match = /^(\d+)([kmg]?)$/.exec(value.trim().toLowerCase());
+  const bytes = match ? Number(match[1]) * (sizeUnits[match[2] ?? ''] ?? 1) : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < low || bytes > high) throw new Error(`expected ${String(low)} to ${String(high)} bytes, such as 65536, 64k or 100m, got "${value}"`);
+  return bytes;
 }
 
 function durationIn(value: string, low: number, high: number): number {

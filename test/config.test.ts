@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { openFileLimit } from '../src/dns/server/tcp-limits.ts';
+import { openFileLimit } from '../src/net/connection-admission.ts';
 import { mainScript } from './support/service.ts';
 
 const run = promisify(execFile);

@@ -13,10 +13,13 @@ import type { Config, LogLevel } from '../../config.ts';
 import type { Sealer } from '../../crypto/sealed.ts';
 import { notifyChannel, resourceChannel, type ChangeFeed, type ResourceChange, type ZoneChange } from '../../events/change-feed.ts';
 import type { Metrics } from '../../metrics.ts';
+import { sharedCaps } from '../../net/connection-admission.ts';
 import type { Store } from '../../store/database.ts';
+import { fdDestination, streamDestination } from './access-log.ts';
 import { loadPolicies } from './policy-loader.ts';
 import { startProxyServer, type PolicyUpdate } from './proxy-server.ts';
 import { spawnProxyThread, type ProxyThread } from './proxy-threads.ts';
+import type { AccessLogTarget } from './worker-main.ts';
 import type { ProxySettings } from './thread-deps.ts';
 import { acmeDirectoryOf } from './tls/acme-account.ts';
 import { createAcmeManager, type AcmeManager } from './tls/acme-manager.ts';
@@ -58,6 +61,17 @@ export function proxySettings(config: Config): ProxySettings {
     trusted: config.proxyTrusted,
     globalWhitelist: config.proxyGlobalWhitelist,
     publicHttpsPort: config.proxyHttpsListen.port === 8443 || config.proxyHttpsListen.port === 0 ? 443 : config.proxyHttpsListen.port,
+    proxyProtocol: { http: config.proxyHttpProxyProtocol, https: config.proxyHttpsProxyProtocol },
+    // Counted once for both listeners and every thread: each call makes fresh counters.
+    connectionCaps: sharedCaps({ maxClients: config.proxyMaxConnections, maxPerClient: config.proxyMaxConnectionsPerClient }),
+    limits: {
+      headerTimeoutMs: config.proxyHeaderTimeoutMs,
+      idleTimeoutMs: config.proxyIdleTimeoutMs,
+      bodyTimeoutMs: config.proxyBodyTimeoutMs,
+      bodyMinRate: config.proxyBodyMinRate,
+      maxHeaderSize: config.proxyMaxHeaderSize,
+      maxBodySize: config.proxyMaxBodySize,
+    },
     redisUrl: config.redisUrl,
     origins: {
       maxFails: config.proxyOriginMaxFails,
@@ -87,6 +101,9 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
   const initial = await loadPolicies(store.db, sealer);
   // What every thread serves, by id, as JSON: a full reload sends only what differs.
   const held = new Map(initial.map((p) => [p.id, JSON.stringify(p)]));
+  // The process's standard output is written directly (through libuv's thread pool) rather than
+  // through process.stdout, whose writes to a pipe block on Linux; a test's output stream as it is.
+  const accessLog: AccessLogTarget = !config.proxyAccessLog ? 'off' : options.output === process.stdout ? 'stdout' : 'thread-stdout';
   const local = await startProxyServer({
     httpListen: config.proxyHttpListen,
     httpsListen: config.proxyHttpsListen,
@@ -97,6 +114,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
     policies: initial,
     logger,
     metrics: options.metrics.registry,
+    accessLogTo: accessLog === 'off' ? undefined : accessLog === 'stdout' ? fdDestination(1) : streamDestination(options.output),
   });
   const threads: ProxyThread[] = [];
   const stops: (() => Promise<void>)[] = [() => local.stop()];
@@ -116,6 +134,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
           geoipDb: config.geoipDb,
           policies: initial,
           logLevel: options.logLevel,
+          accessLog,
         },
         options.output,
         onFailure,

@@ -3,12 +3,17 @@
 // at all → guards (whitelist, blacklist, geo, methods, rate rules and challenges; HSTS first, so
 // every answer over HTTPS has it) → rewrites (redirects to HTTPS and from www) → origin.
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
+import type { AccessLog } from './access-log.ts';
+import { clientAddress, trustedNetworks } from './client-address.ts';
+import { connectionClient } from './connection-guard.ts';
 import type { Answer, Exchange, ProxyRequest, ProxyResponse, StepExchange, StepResult } from './exchange.ts';
 import type { HostTable, ServedResource } from './host-table.ts';
 import { forward } from './origins/forward.ts';
 import { answerUpgrade, forwardUpgrade } from './origins/websocket.ts';
+import { framingProblem } from './request-framing.ts';
 import type { ThreadDeps } from './thread-deps.ts';
 import { acmeChallengeAnswer } from './tls/acme-challenge.ts';
 import { serverNameKey } from './tls/secure-contexts.ts';
@@ -27,10 +32,14 @@ export function hostOf(authority: string | undefined): string {
   return authority.slice(0, end).toLowerCase();
 }
 
-/** The peer's address, IPv4-mapped IPv6 as IPv4. */
-function peerOf(req: ProxyRequest): string {
-  const address = req.socket.remoteAddress ?? '';
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+/**
+ * An HTTP/1 request whose body has not been read: answered without reading it, its connection is
+ * closed after the answer, so that a client streaming a body we refused cannot keep feeding it.
+ */
+function unreadBody(req: ProxyRequest): boolean {
+  if (req.httpVersionMajor !== 1 || req.complete) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 export function answer(res: ProxyResponse, reply: Answer, extra: Record<string, string | string[]> = {}): void {
@@ -39,7 +48,8 @@ export function answer(res: ProxyResponse, reply: Answer, extra: Record<string, 
     return;
   }
   const body = reply.body ?? `${String(reply.status)} ${reply.reason}\n`;
-  res.writeHead(reply.status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...extra, ...reply.headers });
+  const closing = unreadBody(res.req) ? { connection: 'close' } : {};
+  res.writeHead(reply.status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...closing, ...extra, ...reply.headers });
   res.end(body);
 }
 
@@ -51,10 +61,16 @@ export type RequestHandler = (req: ProxyRequest, res: ProxyResponse) => void;
 /** node:http's 'upgrade' event (WebSocket): the request, its connection and what was read past its head. */
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
+/** The real client: the connection's (PROXY protocol applied), or a trusted load balancer's X-Forwarded-For. */
+function clientOf(req: ProxyRequest, trusted: ReturnType<typeof trustedNetworks>): string {
+  const forwardedFor = req.headers['x-forwarded-for'];
+  return clientAddress(connectionClient(req.socket), Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor, trusted);
+}
+
 /**
  * The answer a request for `resource` gets before any of its steps, or undefined: an ACME HTTP-01
- * token of ours (the CA validating an order passes before every check, and whether the resource is
- * served), another resource's Host on a TLS connection (421), a resource not served (503).
+ * token of ours (the CA validating one of our orders passes before every check, and whether the
+ * resource is served), another resource's Host on a TLS connection (421), a resource not served (503).
  */
 function refusalOf(table: HostTable, resource: ServedResource, req: ProxyRequest, path: string, secure: boolean): Answer | undefined {
   const challenge = acmeChallengeAnswer(resource.policy, path);
@@ -65,12 +81,6 @@ function refusalOf(table: HostTable, resource: ServedResource, req: ProxyRequest
     if (typeof servername !== 'string' || table.find(serverNameKey(servername)) !== resource) return misdirected;
   }
   return resource.policy.served ? undefined : notServed;
-}
-
-/** The path of a request target, without its query. */
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
 }
 
 type Verdict = Answer | undefined;
@@ -100,60 +110,108 @@ function verdictAfter(result: StepResult, exchange: StepExchange, resource: Serv
   return result ?? verdict(exchange, resource, p + 1);
 }
 
-export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: boolean): RequestHandler {
-  const finish = (resource: ServedResource | undefined, outcome: string) => {
-    if (resource !== undefined) deps.metrics.request(resource.policy.id, outcome);
+/** What the end of a request needs to know of its start. */
+interface Started {
+  exchange: Exchange;
+  /** performance.now() when its headers were parsed. */
+  at: number;
+  /** Its connection's bytes written before it (HTTP/1: one answer at a time); -1: not counted (HTTP/2). */
+  written: number;
+  /** Its connection: node:http may have let go of it (req.socket null) by the time the request is finished. */
+  socket: Socket;
+}
+
+export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: boolean, accessLog: AccessLog | undefined): RequestHandler {
+  const trusted = trustedNetworks(deps.settings.trusted);
+  const { maxBodySize } = deps.settings.limits;
+
+  /** Every request ends here once: its metrics and its access log line. `originMs`: a forwarded request's time at the origin. */
+  const finish = ({ exchange, at, written, socket }: Started, resource: ServedResource | undefined, outcome: string, originMs?: number) => {
+    deps.metrics.request(resource?.policy.id, outcome, originMs === undefined ? undefined : originMs / 1000);
+    if (accessLog === undefined) return;
+    const { req, res } = exchange;
+    accessLog.write({
+      resource: resource?.policy.id,
+      host: exchange.host,
+      method: exchange.method,
+      path: exchange.path,
+      status: res.statusCode,
+      outcome,
+      client: exchange.client,
+      httpVersion: req.httpVersion,
+      secure,
+      durationMs: performance.now() - at,
+      originMs,
+      bytesSent: written < 0 ? undefined : socket.bytesWritten - written,
+      userAgent: req.headers['user-agent'],
+    });
   };
 
-  async function run(exchange: Exchange, resource: ServedResource): Promise<void> {
+  async function run(started: Started, resource: ServedResource): Promise<void> {
+    const { exchange } = started;
     let refusal = verdict(exchange, resource);
     if (refusal instanceof Promise) refusal = await refusal;
     if (refusal !== undefined) {
       answer(exchange.res, refusal, exchange.answerHeaders);
-      finish(resource, refusal.reason);
+      finish(started, resource, refusal.reason);
       return;
     }
+    const forwarding = performance.now();
     const forwarded = await forward(exchange, resource);
-    finish(resource, forwarded.outcome);
+    finish(started, resource, forwarded.outcome, performance.now() - forwarding);
   }
 
   return (req, res) => {
-    const host = hostOf(req.headers[':authority'] as string | undefined ?? req.headers.host);
-    const resource = table.find(host);
-    if (resource === undefined) {
-      answer(res, unknownHost);
-      return;
-    }
-    const path = pathOf(req.url ?? '/');
-    const refusal = refusalOf(table, resource, req, path, secure);
-    if (refusal !== undefined) {
-      answer(res, refusal);
-      finish(resource, refusal.reason);
-      return;
-    }
+    const at = performance.now();
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
     const exchange: Exchange = {
       req,
       res,
-      client: peerOf(req),
+      client: clientOf(req, trusted),
       secure,
-      host,
+      host: hostOf(req.headers[':authority'] as string | undefined ?? req.headers.host),
       method: req.method ?? 'GET',
-      path,
+      path: query < 0 ? url : url.slice(0, query),
       answerHeaders: {},
     };
-    run(exchange, resource).catch((e: unknown) => {
+    const started: Started = { exchange, at, written: req.httpVersionMajor === 1 ? req.socket.bytesWritten : -1, socket: req.socket };
+    const refuse = (reply: Answer, resource?: ServedResource) => {
+      answer(res, reply);
+      finish(started, resource, reply.reason);
+    };
+    // Before anything reads it: a request an origin could frame otherwise than we do, or a declared body over the limit.
+    const problem = framingProblem(req, maxBodySize);
+    if (problem !== undefined) {
+      refuse(problem);
+      return;
+    }
+    const resource = table.find(exchange.host);
+    if (resource === undefined) {
+      refuse(unknownHost);
+      return;
+    }
+    const refusal = refusalOf(table, resource, req, exchange.path, secure);
+    if (refusal !== undefined) {
+      refuse(refusal, resource);
+      return;
+    }
+    run(started, resource).catch((e: unknown) => {
       deps.logger.error({ err: e, resource: resource.policy.id }, 'the proxy failed on a request');
       answer(res, { status: 500, reason: 'proxy_error' });
-      finish(resource, 'proxy_error');
+      finish(started, resource, 'proxy_error');
     });
   };
 }
 
-/** The same pipeline for upgrade requests (WebSocket): the same refusals and steps, answered on the raw connection. */
+/**
+ * The same pipeline for upgrade requests (WebSocket): the same client, refusals and steps, answered
+ * on the raw connection. Counted in the metrics; the access log has no line for them.
+ */
 export function upgradePipeline(table: HostTable, deps: ThreadDeps, secure: boolean): UpgradeHandler {
-  const finish = (resource: ServedResource | undefined, outcome: string) => {
-    if (resource !== undefined) deps.metrics.request(resource.policy.id, outcome);
-  };
+  const trusted = trustedNetworks(deps.settings.trusted);
+  const { maxBodySize } = deps.settings.limits;
+  const finish = (resource: ServedResource | undefined, outcome: string) => deps.metrics.request(resource?.policy.id, outcome);
 
   async function run(req: IncomingMessage, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ServedResource): Promise<void> {
     const refusal = await verdict(exchange, resource);
@@ -167,20 +225,24 @@ export function upgradePipeline(table: HostTable, deps: ThreadDeps, secure: bool
   }
 
   return (req, socket, head) => {
-    const host = hostOf(req.headers.host);
-    const resource = table.find(host);
-    if (resource === undefined) {
-      answerUpgrade(socket, unknownHost, {});
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const exchange: StepExchange = {
+      req,
+      client: clientOf(req, trusted),
+      secure,
+      host: hostOf(req.headers.host),
+      method: req.method ?? 'GET',
+      path: query < 0 ? url : url.slice(0, query),
+      answerHeaders: {},
+    };
+    const resource = table.find(exchange.host);
+    const refusal = framingProblem(req, maxBodySize) ?? (resource === undefined ? unknownHost : refusalOf(table, resource, req, exchange.path, secure));
+    if (refusal !== undefined || resource === undefined) {
+      answerUpgrade(socket, refusal ?? unknownHost, {});
+      finish(resource, (refusal ?? unknownHost).reason);
       return;
     }
-    const path = pathOf(req.url ?? '/');
-    const refusal = refusalOf(table, resource, req, path, secure);
-    if (refusal !== undefined) {
-      answerUpgrade(socket, refusal, {});
-      finish(resource, refusal.reason);
-      return;
-    }
-    const exchange: StepExchange = { req, client: peerOf(req), secure, host, method: req.method ?? 'GET', path, answerHeaders: {} };
     run(req, socket, head, exchange, resource).catch((e: unknown) => {
       deps.logger.error({ err: e, resource: resource.policy.id }, 'the proxy failed on an upgrade');
       answerUpgrade(socket, { status: 500, reason: 'proxy_error' }, {});

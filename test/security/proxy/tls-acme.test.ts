@@ -13,10 +13,12 @@ import packet from 'dns-packet';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import type { Principal } from '../../../src/accounts/principal.ts';
+import { loadConfig } from '../../../src/config.ts';
 import { sealer as makeSealer } from '../../../src/crypto/sealed.ts';
 import { ChangeFeed, type ResourceChange } from '../../../src/events/change-feed.ts';
 import type { SecurityContext } from '../../../src/security/context.ts';
 import { loadPolicies } from '../../../src/security/proxy/policy-loader.ts';
+import { proxySettings } from '../../../src/security/proxy/proxy-role.ts';
 import { startProxyServer, type ProxyServer } from '../../../src/security/proxy/proxy-server.ts';
 import { createAcmeManager, type AcmeManager, type AcmeTiming } from '../../../src/security/proxy/tls/acme-manager.ts';
 import { createResource, getResource, replaceResource } from '../../../src/security/resources.ts';
@@ -97,7 +99,7 @@ for (const engine of engines()) {
       proxy = await startProxyServer({
         httpListen: { host: '127.0.0.1', port: 0 },
         httpsListen: { host: '127.0.0.1', port: 0 },
-        settings: { allowPrivateOrigins: true, trusted: [], globalWhitelist: [], publicHttpsPort: 443, redisUrl: undefined },
+        settings: { ...proxySettings(loadConfig({})), allowPrivateOrigins: true, redisUrl: undefined },
         cookieSecret: randomBytes(32),
         ticketKeys: randomBytes(48),
         geoipDb: undefined,

@@ -16,6 +16,7 @@ import http2 from 'node:http2';
 import type { Duplex } from 'node:stream';
 import type { SecureContext } from 'node:tls';
 import type { ProxyRequest, ProxyResponse } from '../exchange.ts';
+import { headersCheckingInterval } from '../server-limits.ts';
 import { serverNameKey, tlsSettings } from './secure-contexts.ts';
 
 export interface HttpsLimits {
@@ -81,6 +82,7 @@ export function createHttpsListener(options: HttpsListenerOptions): http2.Http2S
     // HTTP/1.1.
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     headersTimeout: limits.headersTimeoutMs,
+    connectionsCheckingInterval: headersCheckingInterval(limits.headersTimeoutMs),
     requestTimeout: limits.requestTimeoutMs,
     maxHeaderSize: limits.maxHeaderSize,
     // h2.
