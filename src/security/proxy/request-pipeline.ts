@@ -157,7 +157,7 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       return;
     }
     const forwarding = performance.now();
-    const forwarded = await forward(exchange, resource);
+    const forwarded = await forward(exchange, resource, deps.settings.limits);
     finish(started, resource, forwarded.outcome, performance.now() - forwarding);
   }
 

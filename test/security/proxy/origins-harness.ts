@@ -13,6 +13,8 @@ import { compileOrigins, type OriginOptions, type OriginSet } from '../../../src
 import { forwardUpgrade } from '../../../src/security/proxy/origins/websocket.ts';
 import { settingDefaults, type Settings } from '../../../src/security/resource-input.ts';
 import type { KeyPair } from '../../support/certificates.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { proxySettings } from '../../../src/security/proxy/proxy-role.ts';
 
 export interface OriginSpec {
   host?: string;
@@ -122,12 +124,15 @@ function exchangeOf(req: ProxyRequest, res: ProxyResponse | undefined, secure: b
   };
 }
 
+/** The body limits of the default configuration. */
+const limits = proxySettings(loadConfig({})).limits;
+
 /** A proxy forwarding every request to `origins`: plain HTTP/1.1, or with `tls` HTTPS offering h2 and HTTP/1.1. */
 export async function startProxy(origins: OriginSet, tls?: KeyPair): Promise<Proxy> {
   const results: ForwardResult[] = [];
   const target = { origins };
   const onRequest = (req: ProxyRequest, res: ProxyResponse) => {
-    const run = () => void forward(exchangeOf(req, res, tls !== undefined), target).then((result) => results.push({ ...result }));
+    const run = () => void forward(exchangeOf(req, res, tls !== undefined), target, limits).then((result) => results.push({ ...result }));
     // As slow checks before forwarding would (a remote rate-limit store, say).
     const delay = req.headers['x-test-delay'];
     if (typeof delay === 'string') setTimeout(run, Number(delay));

@@ -7,7 +7,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import type { Dispatcher } from 'undici';
+import { BodyRefused, limitBody } from '../body-limit.ts';
 import type { Exchange, ProxyRequest, ProxyResponse } from '../exchange.ts';
+import type { ProxyLimits } from '../server-limits.ts';
 import { clientResponseHeaders, originRequestHeaders, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
 import { clientLeft, Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
 
@@ -107,6 +109,10 @@ class HttpForwarding extends Forwarding {
     return this.#req.errored === error || clientGone(this.#req);
   }
 
+  protected refusedBody(error: Error): BodyRefused | undefined {
+    return error instanceof BodyRefused ? error : undefined;
+  }
+
   protected answer(status: number, body: string, outcome: ForwardOutcome): void {
     const res = this.#res;
     if (res.headersSent) {
@@ -114,7 +120,10 @@ class HttpForwarding extends Forwarding {
       this.finish(outcome, status);
       return;
     }
-    res.writeHead(status, ownAnswerHeaders(body, this.exchange.answerHeaders));
+    const headers = ownAnswerHeaders(body, this.exchange.answerHeaders);
+    // A body refused in mid-stream: the rest of it must not be read as the next request.
+    if (this.#req.httpVersionMajor === 1 && !this.#req.complete) headers.push('connection', 'close');
+    res.writeHead(status, headers);
     res.end(body);
     this.finish(outcome, status);
   }
@@ -125,10 +134,11 @@ class HttpForwarding extends Forwarding {
 }
 
 /**
- * Forwards the exchange's request to one of the resource's origins and relays the answer;
+ * Forwards the exchange's request to one of the resource's origins and relays the answer (a body over
+ * the size limit or too slow gets 413 or 408 when nothing was answered yet, else the client is cut off);
  * resolves once the client's side is over (answered, cut off, or gone).
  */
-export function forward(exchange: Exchange, resource: ForwardTarget): Promise<ForwardResult> {
+export function forward(exchange: Exchange, resource: ForwardTarget, limits: ProxyLimits): Promise<ForwardResult> {
   const req = exchange.req;
   // Gone while its checks ran (a slow rate-limit store, say): nothing would ever read the answer.
   if (clientGone(req)) return Promise.resolve({ outcome: 'client_closed', status: 499, originMs: -1 });
@@ -136,7 +146,8 @@ export function forward(exchange: Exchange, resource: ForwardTarget): Promise<Fo
     method: exchange.method,
     path: originTarget(req.url ?? '/'),
     headers: originRequestHeaders(req, exchange),
-    body: bodiless(req) ? null : req,
+    // Counted and timed as it streams: a chunked body over the size limit, or one trickled too slowly.
+    body: bodiless(req) ? null : limitBody(req, limits),
   };
   return new HttpForwarding(exchange, resource, options).start();
 }

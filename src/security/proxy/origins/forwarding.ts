@@ -11,9 +11,10 @@ import type { OriginSet } from './origin-set.ts';
 /**
  * `passed`: the origin's answer was relayed (whatever its status); `origin_error`: no origin
  * answered (the proxy answered 502/504) or one failed in mid-answer; `client_closed`: the client left
- * first; `bad_request`: the request could not be sent as it was (the proxy answered 400).
+ * first; `bad_request`: the request could not be sent as it was (the proxy answered 400);
+ * `body_too_large`, `body_too_slow`: the request body broke the limits (413, 408: body-limit.ts).
  */
-export type ForwardOutcome = 'passed' | 'origin_error' | 'client_closed' | 'bad_request';
+export type ForwardOutcome = 'passed' | 'origin_error' | 'client_closed' | 'bad_request' | 'body_too_large' | 'body_too_slow';
 
 export interface ForwardResult {
   outcome: ForwardOutcome;
@@ -127,7 +128,7 @@ export abstract class Forwarding implements Dispatcher.DispatchHandler, ForwardR
     if (error === clientLeft) return;
     const code = codeOf(error) ?? '';
     if (closedCodes.has(code)) this.#failed(error, 'proxy');
-    else if (clientErrorCodes.has(code) || this.clientError(error)) this.#failed(error, 'client');
+    else if (clientErrorCodes.has(code) || this.refusedBody(error) !== undefined || this.clientError(error)) this.#failed(error, 'client');
     else this.#failed(error, 'origin');
   }
 
@@ -143,7 +144,10 @@ export abstract class Forwarding implements Dispatcher.DispatchHandler, ForwardR
       return;
     }
     if (fault === 'client') {
-      if (this.clientError(error)) {
+      const refused = this.refusedBody(error);
+      if (refused !== undefined) {
+        this.answer(refused.status, `${refused.message}\n`, refused.reason);
+      } else if (this.clientError(error)) {
         this.cutOff();
         this.finish('client_closed', 499);
       } else {
@@ -181,6 +185,8 @@ export abstract class Forwarding implements Dispatcher.DispatchHandler, ForwardR
 
   /** Whether an error is the client side's own (its request stream failed: it went away). */
   protected abstract clientError(error: Error): boolean;
+  /** The body limit's refusal, when that is what the error is (a WebSocket has none). */
+  protected abstract refusedBody(error: Error): { status: number; message: string; reason: ForwardOutcome } | undefined;
   /** Answers the client with the proxy's own short answer, and finishes. */
   protected abstract answer(status: number, body: string, outcome: ForwardOutcome): void;
   /** Cuts the client off in mid-answer (it must not take a truncated answer for a whole one). */

@@ -90,6 +90,11 @@ class UpgradeForwarding extends Forwarding {
     return this.#socket.destroyed;
   }
 
+  /** An upgrade request has no body to limit. */
+  protected refusedBody(): undefined {
+    return undefined;
+  }
+
   protected answer(status: number, body: string, outcome: ForwardOutcome): void {
     if (!this.#socket.destroyed) this.#socket.end(responseHead(status, ownAnswerHeaders(body, this.exchange.answerHeaders), 'connection: close\r\n') + body);
     this.finish(outcome, status);
