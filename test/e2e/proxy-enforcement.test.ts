@@ -12,6 +12,7 @@ import { engines } from '../support/engines.ts';
 import { call } from '../support/http.ts';
 import { adminAuth, ask, createResource, startOrigin, type AskOptions, type Origin, type ProxyAnswer } from '../support/proxy.ts';
 import { startService, type Service } from '../support/service.ts';
+import { needsRedis, testRedisUrl } from '../support/redis.ts';
 
 /** Follows the proxy's 307s like a browser, keeping its cookies or not. */
 async function browse(service: Service, host: string, path: string, keepsCookies: boolean, options: AskOptions = {}): Promise<ProxyAnswer[]> {
@@ -136,9 +137,9 @@ for (const engine of engines()) {
   });
 }
 
-describe('proxy nodes sharing rate counters through Redis', () => {
+describe('proxy nodes sharing rate counters through Redis', needsRedis(), () => {
   const engine = engines().includes('postgres') ? 'postgres' : 'sqlite';
-  const redisUrl = 'redis://127.0.0.1:6379';
+  const redisUrl = testRedisUrl ?? '';
   let origin: Origin;
   let admin: Redis;
   before(async () => {

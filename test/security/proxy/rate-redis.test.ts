@@ -1,4 +1,4 @@
-// Rate counters shared through the Redis at 127.0.0.1:6379: two counters (two proxy nodes) share a
+// Rate counters shared through the test Redis (EDGEPLANE_TEST_REDIS_URL): two counters (two proxy nodes) share a
 // bucket exactly; buckets expire; a lost script cache is reloaded; and without Redis — nothing
 // listening, or a server that never answers — decisions are local and never wait long.
 import assert from 'node:assert/strict';
@@ -10,14 +10,17 @@ import type { Logger } from 'pino';
 import { localCounters } from '../../../src/security/proxy/rate/local-counters.ts';
 import type { RateCounters } from '../../../src/security/proxy/rate/rate-counters.ts';
 import { redisCounters } from '../../../src/security/proxy/rate/redis-counters.ts';
+import { needsRedis, testRedisUrl } from '../../support/redis.ts';
 
-const url = 'redis://127.0.0.1:6379';
+const skip = needsRedis();
+const url = testRedisUrl ?? 'redis://127.0.0.1:6379';
 const prefix = `edgeplane-test:${randomUUID()}:`;
-const admin = new Redis(url);
+const admin = new Redis(url, { lazyConnect: true });
 const opened: RateCounters[] = [];
 
 after(async () => {
   await Promise.all(opened.map((counters) => counters.close()));
+  if (skip.skip !== undefined) return;
   const keys = await admin.keys(`${prefix}*`);
   if (keys.length > 0) await admin.del(...keys);
   admin.disconnect();
@@ -48,7 +51,7 @@ async function shared(counters: RateCounters): Promise<void> {
   throw new Error('Redis never became ready');
 }
 
-test('two nodes share one bucket exactly, on the Redis server clock', async () => {
+test('two nodes share one bucket exactly, on the Redis server clock', skip, async () => {
   const a = open().counters;
   const b = open().counters;
   await Promise.all([shared(a), shared(b)]);
@@ -64,7 +67,7 @@ test('two nodes share one bucket exactly, on the Redis server clock', async () =
   assert.ok((await b.take(key, 10, 10)) > 0);
 });
 
-test('a bucket expires when it is full again', async () => {
+test('a bucket expires when it is full again', skip, async () => {
   const { counters } = open();
   await shared(counters);
   const key = `r1:1:${randomUUID()}`;
@@ -73,7 +76,7 @@ test('a bucket expires when it is full again', async () => {
   assert.ok(ttl > 0 && ttl <= 1000, `expires within a second (${ttl} ms)`);
 });
 
-test('a lost script cache is loaded again without a refused or failed decision', async () => {
+test('a lost script cache is loaded again without a refused or failed decision', skip, async () => {
   const { counters, lines } = open();
   await shared(counters);
   await admin.script('FLUSH');
@@ -84,7 +87,7 @@ test('a lost script cache is loaded again without a refused or failed decision',
   assert.deepEqual(lines, []);
 });
 
-test('nothing listening: local decisions at once, and logged once', async () => {
+test('nothing listening: local decisions at once, and logged once', skip, async () => {
   const { counters, lines } = open({ url: 'redis://127.0.0.1:1' });
   await new Promise((resolve) => setTimeout(resolve, 300));
   const started = performance.now();
@@ -99,7 +102,8 @@ test('nothing listening: local decisions at once, and logged once', async () => 
 async function freezableRelay() {
   const sockets: net.Socket[] = [];
   const relay = net.createServer((client) => {
-    const server = net.connect(6379, '127.0.0.1');
+    const target = new URL(url);
+    const server = net.connect(Number(target.port || 6379), target.hostname);
     sockets.push(client, server);
     client.pipe(server);
     server.pipe(client);
@@ -125,7 +129,7 @@ async function freezableRelay() {
   };
 }
 
-test('a Redis that stops answering delays one decision by the command timeout, then decisions are local', async () => {
+test('a Redis that stops answering delays one decision by the command timeout, then decisions are local', skip, async () => {
   const relay = await freezableRelay();
   after(relay.close);
   const { counters, lines } = open({ url: relay.url, commandTimeoutMs: 50, cooldownMs: 300 });

@@ -9,6 +9,7 @@ import type { RatePolicy } from '../../../src/security/proxy/policy.ts';
 import { localCounters } from '../../../src/security/proxy/rate/local-counters.ts';
 import { redisCounters } from '../../../src/security/proxy/rate/redis-counters.ts';
 import { startStepServer, testDeps, testPolicy, type StepServer } from './step-harness.ts';
+import { needsRedis, testRedisUrl } from '../../support/redis.ts';
 
 const rule = (method: string, path: string, value: number): RatePolicy => ({ method, path, value, testCookie: false });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -98,18 +99,20 @@ test('two resources with the same rules never share a bucket', async () => {
 });
 
 const prefix = `edgeplane-test:${randomUUID()}:`;
-const admin = new Redis('redis://127.0.0.1:6379');
+const redis = needsRedis();
+const admin = new Redis(testRedisUrl ?? '', { lazyConnect: true });
 after(async () => {
+  if (redis.skip !== undefined) return;
   const keys = await admin.keys(`${prefix}*`);
   if (keys.length > 0) await admin.del(...keys);
   admin.disconnect();
 });
 
-test('two nodes with Redis-shared counters share one client bucket per rule', async () => {
+test('two nodes with Redis-shared counters share one client bucket per rule', redis, async () => {
   const logger = { warn() {}, info() {} } as unknown as Pick<Logger, 'warn' | 'info'>;
   const policy = testPolicy({ rules: [rule('*', '/shared', 4)] });
   const nodes = await Promise.all(
-    [1, 2].map(async () => startStepServer(policy, await testDeps({ counters: redisCounters({ url: 'redis://127.0.0.1:6379', prefix, fallback: localCounters(), logger }) }))),
+    [1, 2].map(async () => startStepServer(policy, await testDeps({ counters: redisCounters({ url: testRedisUrl ?? '', prefix, fallback: localCounters(), logger }) }))),
   );
   try {
     const [a, b] = nodes as [StepServer, StepServer];
