@@ -11,7 +11,7 @@ import { BodyRefused, limitBody } from '../body-limit.ts';
 import type { Exchange, ProxyRequest, ProxyResponse } from '../exchange.ts';
 import type { ProxyLimits } from '../server-limits.ts';
 import { clientResponseHeaders, originRequestHeaders, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
-import { clientLeft, Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
+import { Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
 
 export type { ForwardOutcome, ForwardResult } from './forwarding.ts';
 
@@ -72,13 +72,7 @@ class HttpForwarding extends Forwarding {
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
-    // 1xx (103 Early Hints) are not relayed: the final answer follows.
-    if (statusCode < 200) return;
-    if (this.done) {
-      controller.abort(clientLeft);
-      return;
-    }
-    this.answered();
+    if (!this.finalAnswer(controller, statusCode)) return;
     try {
       this.#res.writeHead(statusCode, clientResponseHeaders(headers, this.exchange.answerHeaders));
     } catch {

@@ -163,6 +163,20 @@ export abstract class Forwarding implements Dispatcher.DispatchHandler, ForwardR
     this.#unanswered(error);
   }
 
+  /**
+   * Final answer headers arrived from the origin: whether they go to the client (not for a 1xx,
+   * such as 103 Early Hints, whose final answer follows; not when the client already left).
+   */
+  protected finalAnswer(controller: Dispatcher.DispatchController, statusCode: number): boolean {
+    if (statusCode < 200) return false;
+    if (this.done) {
+      controller.abort(clientLeft);
+      return false;
+    }
+    this.answered();
+    return true;
+  }
+
   /** The origin answered (headers of a final status, or a 101): count it, measure it. */
   protected answered(): void {
     this.originMs = performance.now() - this.sentAt;

@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { Answer, StepExchange } from '../exchange.ts';
 import { clientResponseHeaders, originRequestHeaders, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
-import { clientLeft, Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
+import { Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
 
 /** An HTTP/1.1 response head, as raw text. */
 function responseHead(status: number, headers: string[], last: string): string {
@@ -63,12 +63,7 @@ class UpgradeForwarding extends Forwarding {
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
-    if (statusCode < 200) return;
-    if (this.done) {
-      controller.abort(clientLeft);
-      return;
-    }
-    this.answered();
+    if (!this.finalAnswer(controller, statusCode)) return;
     this.responding = true;
     this.status = statusCode;
     this.#socket.write(responseHead(statusCode, clientResponseHeaders(headers, this.exchange.answerHeaders), 'connection: close\r\n'));
