@@ -1,0 +1,371 @@
+// Protection proxy benchmark: edgeplane against nginx configured with the same resources (lists,
+// countries, a rate rule, weighted origins with a backup, one certificate), in front of one nginx
+// origin, loaded by wrk and ab, side by side in one run.
+//
+//   node bench/proxy/run.ts [--duration 10] [--scenarios 1,2,3,4,4r,5] [--cpu-prof DIR]
+//
+// Run by hand, never from `npm test`: it takes a few minutes, needs nginx and the load tools
+// installed, and its figures are only meaningful as ratios within one run. See bench/README.md.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { sleep } from '../api/server.ts';
+import { edgeplaneVersion } from '../dns/edgeplane.ts';
+import { fmt, printTable } from '../dns/table.ts';
+import { makeCertificate } from './certificate.ts';
+import { checkProxy, type CheckResult } from './check.ts';
+import { createResources, startEdgeplaneProxy } from './edgeplane.ts';
+import { pacedClient, type PacedResult } from './legitimate-client.ts';
+import { ab, cpuMicrosPerRequest, kernelShare, requestsPerSecond, wrk, type LoadRun } from './load-run.ts';
+import { startNginxProxy, startOrigin } from './nginx.ts';
+import { summariseProfiles } from './profile.ts';
+import { allResources, benchResources, benchNames, type BenchResources } from './resources.ts';
+import { freePort, missingPrerequisites, useHosts, type ProxyServer } from './server.ts';
+
+const allScenarios = ['1', '2', '3', '4', '4r', '5'];
+const { values: flags } = parseArgs({
+  options: {
+    duration: { type: 'string', default: process.env['BENCH_DURATION'] ?? '10' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '64' },
+    'ab-concurrency': { type: 'string', default: '16' },
+    workers: { type: 'string', default: '1' },
+    blacklist: { type: 'string', default: '1000' },
+    'flood-rate': { type: 'string', default: '1000' },
+    'legit-rate': { type: 'string', default: '200' },
+    'legit-connections': { type: 'string', default: '4' },
+    scenarios: { type: 'string', default: allScenarios.join(',') },
+    subject: { type: 'string', default: 'edgeplane' },
+    'cpu-prof': { type: 'string' },
+    'cpu-prof-scenarios': { type: 'string', default: '1' },
+  },
+});
+const durationS = Number(flags.duration);
+const warmupS = Number(flags.warmup);
+const connections = Number(flags.connections);
+const abConcurrency = Number(flags['ab-concurrency']);
+const workers = Number(flags.workers);
+const blacklistSize = Number(flags.blacklist);
+const floodRate = Number(flags['flood-rate']);
+const legitRate = Number(flags['legit-rate']);
+const legitConnections = Number(flags['legit-connections']);
+const scenarios = flags.scenarios.split(',');
+const profiledScenarios = flags['cpu-prof-scenarios'].split(',');
+const subject = flags.subject;
+const cpuProfDir = flags['cpu-prof'] === undefined ? undefined : path.resolve(flags['cpu-prof']);
+if (
+  ![durationS, connections, abConcurrency, workers, blacklistSize, floodRate, legitRate, legitConnections].every((n) => Number.isInteger(n) && n > 0) ||
+  !(warmupS >= 0) ||
+  blacklistSize < 2 ||
+  floodRate > 100_000 ||
+  legitRate >= floodRate ||
+  ![...scenarios, ...profiledScenarios].every((s) => allScenarios.includes(s)) ||
+  !['edgeplane', 'nginx'].includes(subject)
+) {
+  console.error(
+    'usage: node bench/proxy/run.ts [--duration 10] [--warmup 2] [--connections 64] [--ab-concurrency 16] [--workers 1] [--blacklist 1000]\n' +
+      '                              [--flood-rate 1000] [--legit-rate 200] [--legit-connections 4] [--scenarios 1,2,3,4,4r,5]\n' +
+      '                              [--subject edgeplane|nginx] [--cpu-prof DIR] [--cpu-prof-scenarios 1]\n' +
+      '--legit-rate must stay below --flood-rate (the rule the legitimate client must never trip); --flood-rate at most 100000.',
+  );
+  process.exit(2);
+}
+
+const missing = missingPrerequisites();
+if (missing !== undefined) {
+  console.error(missing);
+  process.exit(1);
+}
+
+// The proxy (all its threads or processes) on CPU 0; the load tools and the origin on CPU 1, so the
+// proxy never competes with them for its core.
+const cores = os.availableParallelism();
+const proxyCpus = cores >= 2 ? '0' : undefined;
+const clientCpus = cores >= 2 ? '1' : undefined;
+
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-proxy-bench-'));
+// nginx workers drop root for `nobody`, which must reach the configuration's files.
+fs.chmodSync(tmp, 0o755);
+const running = new Set<ProxyServer>();
+const cleanup = async () => {
+  await Promise.allSettled([...running].map((s) => s.stop()));
+  fs.rmSync(tmp, { recursive: true, force: true });
+};
+process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+
+interface Scenario {
+  id: string;
+  title: string;
+  run: (server: ProxyServer, seconds: number) => Promise<LoadRun>;
+}
+
+const wrkRun = (url: (s: ProxyServer) => string, headers: string[] = []) => (server: ProxyServer, seconds: number) =>
+  wrk({ url: url(server), connections, seconds, headers, cpus: clientCpus, serverPid: server.pid, dir: tmp });
+
+function loadScenarios(resources: BenchResources): Scenario[] {
+  const { plain, rules } = resources;
+  return [
+    { id: '1', title: `HTTP keep-alive (wrk -t1 -c${connections})`, run: wrkRun((s) => `http://${plain.name}:${s.httpPort}/`) },
+    { id: '2', title: `HTTPS keep-alive, P-256 (wrk -t1 -c${connections})`, run: wrkRun((s) => `https://${plain.name}:${s.httpsPort}/`) },
+    {
+      id: '3',
+      title: `HTTP, every rule on (wrk -t1 -c${connections})`,
+      run: wrkRun((s) => `http://${rules.name}:${s.httpPort}/`),
+    },
+    {
+      id: '4',
+      title: `new TLS connection per request, full handshake (ab -c${abConcurrency})`,
+      run: (server, seconds) => ab({ url: `https://${plain.name}:${server.httpsPort}/`, concurrency: abConcurrency, seconds, cpus: clientCpus, serverPid: server.pid, dir: tmp }),
+    },
+    {
+      id: '4r',
+      title: `new TLS connection per request, session resumed (wrk -c${connections} Connection: close)`,
+      run: wrkRun((s) => `https://${plain.name}:${s.httpsPort}/`, ['Connection: close']),
+    },
+  ];
+}
+
+interface FloodFigures {
+  /** The legitimate client alone, then during the flood. */
+  alone: PacedResult;
+  flooded: PacedResult;
+  flood: LoadRun;
+}
+
+async function floodScenario(server: ProxyServer, resources: BenchResources): Promise<FloodFigures> {
+  const { flood } = resources;
+  const legit = () => pacedClient({ port: server.httpPort, host: flood.name, localAddress: '127.0.0.2', connections: legitConnections, rate: legitRate, seconds: durationS });
+  const alone = await legit();
+  const [flooded, floodRun] = await Promise.all([
+    legit(),
+    wrk({ url: `http://${flood.name}:${server.httpPort}/`, connections, seconds: durationS, cpus: clientCpus, serverPid: server.pid, dir: tmp }),
+  ]);
+  return { alone, flooded, flood: floodRun };
+}
+
+interface ServerFigures {
+  server: ProxyServer;
+  check: CheckResult;
+  runs: Map<string, LoadRun>;
+  flood: FloodFigures | undefined;
+  problemsBefore: Map<string, number>;
+}
+
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+
+function printLoadTable(scenario: Scenario, figures: ServerFigures[]): void {
+  const runs = figures.map((f) => f.runs.get(scenario.id)!);
+  const [ours, ref] = runs as [LoadRun, LoadRun];
+  const line = (label: string, value: (r: LoadRun) => number, format: (v: number) => string, ratio = true) =>
+    [label, format(value(ours)), format(value(ref)), ratio ? fmt.ratio(value(ours), value(ref)) : ''];
+  printTable(
+    `${scenario.id}. ${scenario.title}, ${durationS} s`,
+    ['', figures[0]!.server.name, figures[1]!.server.name, 'ratio'],
+    [
+      line('requests/s', requestsPerSecond, fmt.int),
+      line('p50 latency ms', (r) => r.p50Ms, fmt.fixed(2)),
+      line('p99 latency ms', (r) => r.p99Ms, fmt.fixed(2)),
+      line('max latency ms', (r) => r.maxMs, fmt.fixed(1)),
+      line('proxy CPU µs per request', cpuMicrosPerRequest, fmt.num),
+      line('  of which in the kernel %', (r) => kernelShare(r) * 100, fmt.fixed(0), false),
+      line('proxy CPU (cores busy)', (r) => (r.proxyCpu.userS + r.proxyCpu.systemS) / r.durationS, fmt.fixed(2), false),
+      line('responses not 2xx', (r) => r.refused, fmt.int, false),
+      line('requests failed', (r) => r.failures, fmt.int, false),
+    ],
+  );
+  console.log(`  ${ours.command}`);
+}
+
+function printFloodTable(figures: ServerFigures[], resources: BenchResources): void {
+  const [ours, ref] = figures.map((f) => f.flood!) as [FloodFigures, FloodFigures];
+  const line = (label: string, value: (f: FloodFigures) => number, format: (v: number) => string, ratio = true) =>
+    [label, format(value(ours)), format(value(ref)), ratio ? fmt.ratio(value(ours), value(ref)) : ''];
+  const refused = (p: PacedResult) => [...p.refused.values()].reduce((a, b) => a + b, 0);
+  printTable(
+    `5. Flood: wrk -t1 -c${connections} from 127.0.0.1 against ${resources.flood.name} (rate rule ${floodRate}/s per address), ` +
+      `while a legitimate client sends ${legitRate}/s from 127.0.0.2 on ${legitConnections} keep-alive connections; ${durationS} s alone, then ${durationS} s during the flood`,
+    ['', figures[0]!.server.name, figures[1]!.server.name, 'ratio'],
+    [
+      line('legitimate p50 ms, alone', (f) => f.alone.p50Ms, fmt.fixed(2)),
+      line('legitimate p99 ms, alone', (f) => f.alone.p99Ms, fmt.fixed(2)),
+      line('legitimate p50 ms, flooded', (f) => f.flooded.p50Ms, fmt.fixed(2)),
+      line('legitimate p99 ms, flooded', (f) => f.flooded.p99Ms, fmt.fixed(2)),
+      line('legitimate max ms, flooded', (f) => f.flooded.maxMs, fmt.fixed(1)),
+      line('legitimate p99 flooded ÷ alone', (f) => f.flooded.p99Ms / f.alone.p99Ms, fmt.fixed(2), false),
+      line('legitimate refused or failed', (f) => refused(f.alone) + refused(f.flooded) + f.alone.failures + f.flooded.failures, fmt.int, false),
+      line('flood responses/s', (f) => requestsPerSecond(f.flood), fmt.int),
+      line('  of which refused (429) %', (f) => (f.flood.refused / f.flood.requests) * 100, fmt.fixed(1), false),
+      line('flood requests failed', (f) => f.flood.failures, fmt.int, false),
+      line('proxy CPU µs per flood request', (f) => cpuMicrosPerRequest(f.flood), fmt.num),
+      line('proxy CPU (cores busy)', (f) => (f.flood.proxyCpu.userS + f.flood.proxyCpu.systemS) / f.flood.durationS, fmt.fixed(2), false),
+    ],
+  );
+  for (const [i, f] of [ours, ref].entries()) {
+    for (const [status, n] of [...f.alone.refused, ...f.flooded.refused]) console.log(`  ${figures[i]!.server.name}: legitimate client answered ${status} ×${n}`);
+  }
+}
+
+async function profileRun(resources: BenchResources, dataDir: string, scenario: Scenario, taken: Set<number>): Promise<void> {
+  const dir = path.join(cpuProfDir!, `scenario-${scenario.id}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const server = await startEdgeplaneProxy({
+    dataDir,
+    httpPort: await freePort(taken),
+    httpsPort: await freePort(taken),
+    workers,
+    cpus: proxyCpus,
+    readyHost: resources.plain.name,
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+  });
+  running.add(server);
+  try {
+    progress(`profile: scenario ${scenario.id} against edgeplane with --cpu-prof (${warmupS} s warm-up, ${durationS} s profiled)`);
+    if (warmupS > 0) await scenario.run(server, warmupS);
+    await scenario.run(server, durationS);
+  } finally {
+    running.delete(server);
+    await server.stop();
+  }
+  const summary = summariseProfiles(dir, path.resolve(import.meta.dirname, '../..'));
+  const rows = (list: { label: string; ms: number; share: number }[]) => list.map((e) => [e.label, fmt.int(e.ms), `${(e.share * 100).toFixed(1)}%`]);
+  printTable(
+    `Where edgeplane's CPU goes in scenario ${scenario.id} (${summary.files.length} profile(s) in ${dir}, ${fmt.int(summary.totalMs)} ms sampled, idle excluded): self time by function`,
+    ['function', 'ms', 'share'],
+    rows(summary.byFunction),
+  );
+  printTable(`… and by source file`, ['file', 'ms', 'share'], rows(summary.byFile));
+}
+
+try {
+  console.log(`edgeplane protection proxy benchmark — ${new Date().toISOString()}`);
+  console.log(`machine: ${cores} cores (${os.cpus()[0]?.model.trim() ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; Node ${process.version}`);
+  if (subject === 'edgeplane') console.log(`edgeplane ${edgeplaneVersion()}`);
+
+  const taken = new Set<number>();
+  const originPorts = { primary: await freePort(taken), secondary: await freePort(taken), backup: await freePort(taken) };
+  const resources = benchResources(originPorts, floodRate, blacklistSize);
+  const cert = makeCertificate(tmp, benchNames);
+  useHosts(tmp);
+
+  progress('setup: origin, certificate, resources');
+  const origin = await startOrigin(originPorts, clientCpus);
+  running.add(origin);
+
+  const dataDir = path.join(tmp, 'edgeplane-data');
+  let ours: ProxyServer;
+  if (subject === 'edgeplane') {
+    fs.mkdirSync(dataDir);
+    await createResources(dataDir, allResources(resources), cert);
+    ours = await startEdgeplaneProxy({ dataDir, httpPort: await freePort(taken), httpsPort: await freePort(taken), workers, cpus: proxyCpus, readyHost: resources.plain.name });
+  } else {
+    ours = await startNginxProxy({ resources, cert, httpPort: await freePort(taken), httpsPort: await freePort(taken), workers, cpus: proxyCpus, name: 'nginx (stand-in)' });
+  }
+  running.add(ours);
+  const reference = await startNginxProxy({ resources, cert, httpPort: await freePort(taken), httpsPort: await freePort(taken), workers, cpus: proxyCpus, name: 'nginx' });
+  running.add(reference);
+
+  const figures: ServerFigures[] = [];
+  for (const server of [ours, reference]) {
+    progress(`check: ${server.name}`);
+    figures.push({ server, check: await checkProxy(server, resources, cert), runs: new Map(), flood: undefined, problemsBefore: new Map(server.log.problems) });
+  }
+
+  // Each scenario runs on both proxies back to back (both stay up, the idle one costs nothing), so
+  // drift in the machine's other load affects both alike.
+  const load = loadScenarios(resources).filter((s) => scenarios.includes(s.id));
+  for (const scenario of load) {
+    for (const f of figures) {
+      progress(`scenario ${scenario.id}: ${f.server.name} (${warmupS} s warm-up, ${durationS} s measured)`);
+      if (warmupS > 0) await scenario.run(f.server, warmupS);
+      f.runs.set(scenario.id, await scenario.run(f.server, durationS));
+      await sleep(500);
+    }
+  }
+  if (scenarios.includes('5')) {
+    for (const f of figures) {
+      progress(`scenario 5: ${f.server.name} (${warmupS} s flood warm-up, ${durationS} s legitimate client alone, ${durationS} s with the flood)`);
+      if (warmupS > 0) await wrk({ url: `http://${resources.flood.name}:${f.server.httpPort}/`, connections, seconds: warmupS, cpus: clientCpus, serverPid: f.server.pid, dir: tmp });
+      await sleep(500);
+      f.flood = await floodScenario(f.server, resources);
+      await sleep(500);
+    }
+  }
+
+  // ---- report ----
+  console.log(`\nproxies pinned to CPU ${proxyCpus ?? 'any'}; wrk, ab and the origin to CPU ${clientCpus ?? 'any'}; ratios are ${figures[0]!.server.name} ÷ ${figures[1]!.server.name}`);
+  for (const f of figures) console.log(`  ${f.server.description}`);
+  console.log(`  ${origin.description}`);
+  console.log(
+    `resources: ${resources.plain.name} (one origin; scenarios 1, 2, 4), ${resources.rules.name} (whitelist of ${resources.rules.whitelist.length} not holding the client, ` +
+      `blacklist of ${fmt.int(resources.rules.blacklist.length)} not holding it, geo mode 1 refusing ${resources.rules.countries.join(',')}, rate rule ${fmt.int(resources.rules.rule!.value)}/s per address, ` +
+      `origins weighted 3:1 and a backup; scenario 3), ${resources.flood.name} (rate rule ${fmt.int(floodRate)}/s per address; scenario 5); one P-256 certificate for all three, HTTP/1.1 to the origin`,
+  );
+  console.log('proxy CPU = utime+stime from /proc/<pid>/stat of the proxy (all threads and child processes) over the measured run, ÷ responses');
+  for (const f of figures) {
+    const problems = f.check.problems.length === 0 ? 'ok' : `${f.check.problems.length} WRONG: ${f.check.problems.join('; ')}`;
+    console.log(`checks before measuring, ${f.server.name}: ${problems} (40 requests to ${resources.rules.name}: ${f.check.spread})`);
+  }
+
+  for (const scenario of load) printLoadTable(scenario, figures);
+  if (scenarios.includes('5')) printFloodTable(figures, resources);
+
+  const summaryRows = load.map((scenario) => {
+    const [a, b] = figures.map((f) => f.runs.get(scenario.id)!) as [LoadRun, LoadRun];
+    return [
+      `${scenario.id}. ${scenario.title.replace(/ \(.*\)$/, '')}`,
+      fmt.int(requestsPerSecond(a)), fmt.int(requestsPerSecond(b)), fmt.ratio(requestsPerSecond(a), requestsPerSecond(b)),
+      fmt.fixed(2)(a.p99Ms), fmt.fixed(2)(b.p99Ms), fmt.ratio(a.p99Ms, b.p99Ms),
+      fmt.num(cpuMicrosPerRequest(a)), fmt.num(cpuMicrosPerRequest(b)), fmt.ratio(cpuMicrosPerRequest(a), cpuMicrosPerRequest(b)),
+    ];
+  });
+  if (scenarios.includes('5')) {
+    const [a, b] = figures.map((f) => f.flood!.flood) as [LoadRun, LoadRun];
+    summaryRows.push([
+      '5. flood (wrk side)',
+      fmt.int(requestsPerSecond(a)), fmt.int(requestsPerSecond(b)), fmt.ratio(requestsPerSecond(a), requestsPerSecond(b)),
+      fmt.fixed(2)(a.p99Ms), fmt.fixed(2)(b.p99Ms), fmt.ratio(a.p99Ms, b.p99Ms),
+      fmt.num(cpuMicrosPerRequest(a)), fmt.num(cpuMicrosPerRequest(b)), fmt.ratio(cpuMicrosPerRequest(a), cpuMicrosPerRequest(b)),
+    ]);
+  }
+  const [n0, n1] = figures.map((f) => f.server.name) as [string, string];
+  printTable('Summary', ['scenario', `req/s ${n0}`, `req/s ${n1}`, 'ratio', `p99 ms ${n0}`, `p99 ms ${n1}`, 'ratio', `CPU µs/req ${n0}`, `CPU µs/req ${n1}`, 'ratio'], summaryRows);
+
+  const targets: string[] = [];
+  for (const scenario of load) {
+    const [a, b] = figures.map((f) => cpuMicrosPerRequest(f.runs.get(scenario.id)!)) as [number, number];
+    targets.push(`${scenario.id}. CPU per request ≤ 2× nginx's: ${fmt.num(a)} vs ${fmt.num(b)} µs = ${fmt.ratio(a, b)} → ${verdict(a / b <= 2)}`);
+  }
+  if (scenarios.includes('5')) {
+    const [a, b] = figures.map((f) => cpuMicrosPerRequest(f.flood!.flood)) as [number, number];
+    targets.push(`5. CPU per flood request ≤ 2× nginx's: ${fmt.num(a)} vs ${fmt.num(b)} µs = ${fmt.ratio(a, b)} → ${verdict(a / b <= 2)}`);
+    for (const f of figures) {
+      const { alone, flooded } = f.flood!;
+      const legitimateRefused = [...alone.refused.values(), ...flooded.refused.values()].reduce((x, y) => x + y, 0) + alone.failures + flooded.failures;
+      targets.push(
+        `5. legitimate p99 during the flood ≤ 2× without (${f.server.name}): ${fmt.fixed(2)(flooded.p99Ms)} vs ${fmt.fixed(2)(alone.p99Ms)} ms = ${fmt.ratio(flooded.p99Ms, alone.p99Ms)}` +
+          `${legitimateRefused > 0 ? `, ${legitimateRefused} legitimate requests refused or failed` : ''} → ${verdict(flooded.p99Ms <= 2 * alone.p99Ms && legitimateRefused === 0)}`,
+      );
+    }
+  }
+  console.log(`\nTargets (${n0})\n${targets.map((t) => `  ${t}`).join('\n')}`);
+
+  const logged = figures.flatMap((f) =>
+    [...f.server.log.problems].filter(([line, n]) => n > (f.problemsBefore.get(line) ?? 0)).map(([line, n]) => `  ${f.server.name} logged ×${n - (f.problemsBefore.get(line) ?? 0)}: ${line}`),
+  );
+  if (logged.length > 0) console.log(`\nLog lines at warn or above during the run\n${logged.join('\n')}`);
+  for (const f of figures) if (f.server.hasExited()) console.log(`${f.server.name} EXITED during the run`);
+
+  if (cpuProfDir !== undefined && subject === 'edgeplane') {
+    await ours.stop();
+    running.delete(ours);
+    for (const scenario of loadScenarios(resources).filter((s) => profiledScenarios.includes(s.id))) await profileRun(resources, dataDir, scenario, taken);
+  }
+} catch (e) {
+  console.error(e);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}
