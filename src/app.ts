@@ -1,5 +1,5 @@
-// Builds and starts the service's roles: store and migrations, the DNS server, the HTTP API with the
-// first administrator and webhook delivery; stops it
+// Builds and starts the service's roles: store and migrations, the DNS server, the protection proxy,
+// the HTTP API with the first administrator and webhook delivery; stops it
 // gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
 // Nothing here is process-wide: several services may run in one process (the tests do).
 import type { Writable } from 'node:stream';
@@ -19,6 +19,7 @@ import { ChangeFeed, type ResourceChange } from './events/change-feed.ts';
 import type { SecurityContext } from './security/context.ts';
 import { startWebhookDelivery } from './events/webhook-delivery.ts';
 import { startDnsRole } from './dns/server/workers.ts';
+import { startProxyRole, type ProxyRole } from './security/proxy/proxy-role.ts';
 import { tcpLimits } from './dns/server/tcp-limits.ts';
 import { buildHttpServer } from './http/server.ts';
 import { openStore, type Store } from './store/database.ts';
@@ -29,14 +30,25 @@ export interface Service {
   url: string | undefined;
   /** The DNS port (UDP and TCP), when this process runs the dns role. */
   dnsPort: number | undefined;
+  /** The protection proxy's ports, when this process runs the proxy role. */
+  proxyHttpPort: number | undefined;
+  proxyHttpsPort: number | undefined;
   stop(): Promise<void>;
 }
 
 /** Each started part's stop, run in reverse order of starting. */
 type Stop = () => Promise<void>;
 
-async function startApi(config: Config, store: Store, logger: Logger, shared: { changes: ChangeFeed; metrics: Metrics; secretKey: Uint8Array; output: Writable }, stops: Stop[]): Promise<string> {
-  const { changes, metrics } = shared;
+interface Shared {
+  changes: ChangeFeed;
+  resourceChanges: ChangeFeed<ResourceChange>;
+  metrics: Metrics;
+  secretKey: Uint8Array;
+  output: Writable;
+}
+
+async function startApi(config: Config, store: Store, logger: Logger, shared: Shared, stops: Stop[]): Promise<string> {
+  const { changes, resourceChanges, metrics } = shared;
   const passwords = passwordHasher({ concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue }, metrics.registry);
   await bootstrap(config, store, passwords, shared.output);
   await reportOwnershipConflicts(store.db, logger, config.zoneAllowReserved);
@@ -45,7 +57,6 @@ async function startApi(config: Config, store: Store, logger: Logger, shared: { 
   stops.push(() => delivery.stop());
   const secrets = sealer(shared.secretKey);
   const dns: DnsContext = { store, config, sealer: secrets, changes, wakeWebhooks: () => delivery.wake() };
-  const resourceChanges = new ChangeFeed<ResourceChange>((e) => logger.error({ err: e }, 'a subscriber failed on a committed resource change'));
   const security: SecurityContext = { store, config, sealer: secrets, changes: resourceChanges };
   const http = await buildHttpServer({
     config,
@@ -125,8 +136,26 @@ export async function startService(config: Config, logger: Logger, output: Writa
       stops.push(() => dns.stop());
       dnsPort = dns.port;
     }
-    const url = api ? await startApi(config, store, logger, { changes, metrics, secretKey, output }, stops) : undefined;
-    return { url, dnsPort, stop: stopAll };
+    const resourceChanges = new ChangeFeed<ResourceChange>((e) => logger.error({ err: e }, 'a subscriber failed on a committed resource change'));
+    // The proxy too serves what the store holds before the API can change it.
+    let proxy: ProxyRole | undefined;
+    if (config.roles.includes('proxy')) {
+      proxy = await startProxyRole({
+        store,
+        sealer: sealer(secretKey),
+        secretKey,
+        config,
+        logger,
+        metrics,
+        logLevel: config.logLevel,
+        output,
+        resourceChanges: api ? resourceChanges : undefined,
+        zoneChanges: api ? changes : undefined,
+      });
+      stops.push(() => proxy?.stop() ?? Promise.resolve());
+    }
+    const url = api ? await startApi(config, store, logger, { changes, resourceChanges, metrics, secretKey, output }, stops) : undefined;
+    return { url, dnsPort, proxyHttpPort: proxy?.httpPort, proxyHttpsPort: proxy?.httpsPort, stop: stopAll };
   } catch (e) {
     await stopAll();
     throw e;

@@ -20,7 +20,7 @@ export interface ListenAddress {
   port: number;
 }
 
-export type Role = 'api' | 'dns';
+export type Role = 'api' | 'dns' | 'proxy';
 
 /** How the DNS server reads and sends UDP: see src/dns/server/udp.ts. */
 export type UdpIo = 'auto' | 'batched' | 'dgram';
@@ -32,6 +32,17 @@ export interface Config {
   dnsListen: ListenAddress;
   /** DNS worker threads sharing the DNS port. */
   dnsWorkers: number;
+  /** The protection proxy's plain-HTTP and HTTPS addresses. */
+  proxyHttpListen: ListenAddress;
+  proxyHttpsListen: ListenAddress;
+  /** Proxy threads sharing both ports. */
+  proxyWorkers: number;
+  /** Origins may be loopback, private or link-local addresses (tests, single-operator setups). */
+  proxyAllowPrivateOrigins: boolean;
+  /** Peers (load balancers) whose X-Forwarded-For is believed. */
+  proxyTrusted: string[];
+  /** Networks that pass every check of the resources with service_global_whitelist 1. */
+  proxyGlobalWhitelist: string[];
   dnsUdpIo: UdpIo;
   /** Addresses and CIDRs that may transfer zones (AXFR/IXFR); empty: none. */
   dnsTransferAllow: string[];
@@ -101,8 +112,8 @@ export const settings = {
   roles: {
     env: 'EDGEPLANE_ROLES',
     flag: 'roles',
-    description: 'What this process runs: api, dns, or both (comma-separated)',
-    default: 'api,dns',
+    description: 'What this process runs: api, dns, proxy, or several (comma-separated)',
+    default: 'api,dns,proxy',
   },
   apiListen: {
     env: 'EDGEPLANE_API_LISTEN',
@@ -120,6 +131,39 @@ export const settings = {
     env: 'EDGEPLANE_DNS_WORKERS',
     flag: 'dns-workers',
     description: 'DNS worker threads sharing the DNS port (SO_REUSEPORT); unset: one per core',
+  },
+  proxyHttpListen: {
+    env: 'EDGEPLANE_PROXY_HTTP_LISTEN',
+    flag: 'proxy-http-listen',
+    description: 'The protection proxy\'s plain-HTTP address, host:port (80 with CAP_NET_BIND_SERVICE, see docs/proxy.md)',
+    default: '0.0.0.0:8081',
+  },
+  proxyHttpsListen: {
+    env: 'EDGEPLANE_PROXY_HTTPS_LISTEN',
+    flag: 'proxy-https-listen',
+    description: 'The protection proxy\'s HTTPS address, host:port (443 with CAP_NET_BIND_SERVICE)',
+    default: '0.0.0.0:8443',
+  },
+  proxyWorkers: {
+    env: 'EDGEPLANE_PROXY_WORKERS',
+    flag: 'proxy-workers',
+    description: 'Proxy threads sharing the proxy\'s ports (SO_REUSEPORT); unset: one per core',
+  },
+  proxyAllowPrivateOrigins: {
+    env: 'EDGEPLANE_PROXY_ALLOW_PRIVATE_ORIGINS',
+    flag: 'proxy-allow-private-origins',
+    description: 'Let origins be loopback, private or link-local addresses (as resolved at connect time): 1 or 0; off, a tenant could reach the operator\'s network',
+    default: '0',
+  },
+  proxyTrusted: {
+    env: 'EDGEPLANE_PROXY_TRUSTED',
+    flag: 'proxy-trusted',
+    description: 'Comma-separated addresses or CIDRs of load balancers in front of the proxy whose X-Forwarded-For is believed; unset: nobody\'s',
+  },
+  proxyGlobalWhitelist: {
+    env: 'EDGEPLANE_PROXY_GLOBAL_WHITELIST',
+    flag: 'proxy-global-whitelist',
+    description: 'Comma-separated addresses or CIDRs that pass every check of the resources with service_global_whitelist 1 (monitoring, the operator\'s office)',
   },
   dnsUdpIo: {
     env: 'EDGEPLANE_DNS_UDP_IO',
@@ -328,10 +372,16 @@ export function loadConfig(
   };
 
   const config: Config = {
-    roles: check('roles', parseRoles, ['api', 'dns']),
+    roles: check('roles', parseRoles, ['api', 'dns', 'proxy']),
     apiListen: check('apiListen', parseListen, { host: '0.0.0.0', port: 8080 }),
     dnsListen: check('dnsListen', parseListen, { host: '0.0.0.0', port: 5353 }),
     dnsWorkers: check('dnsWorkers', (v) => integerIn(v, 1, 64), os.availableParallelism()),
+    proxyHttpListen: check('proxyHttpListen', parseListen, { host: '0.0.0.0', port: 8081 }),
+    proxyHttpsListen: check('proxyHttpsListen', parseListen, { host: '0.0.0.0', port: 8443 }),
+    proxyWorkers: check('proxyWorkers', (v) => integerIn(v, 1, 64), os.availableParallelism()),
+    proxyAllowPrivateOrigins: check('proxyAllowPrivateOrigins', parseFlag, false),
+    proxyTrusted: check('proxyTrusted', parseNetworkList, []),
+    proxyGlobalWhitelist: check('proxyGlobalWhitelist', parseNetworkList, []),
     dnsUdpIo: check('dnsUdpIo', (v) => oneOf(v, ['auto', 'batched', 'dgram'] as const), 'auto'),
     dnsTransferAllow: check('dnsTransferAllow', parseNetworkList, []),
     dnsNotify: check('dnsNotify', parseNotifyTargets, []),
@@ -504,8 +554,8 @@ function durationIn(value: string, low: number, high: number): number {
 
 function parseRoles(value: string): Role[] {
   const roles = [...new Set(listOf(value))];
-  if (roles.length === 0) throw new Error('expected api, dns or both');
-  return roles.map((r) => oneOf(r, ['api', 'dns'] as const));
+  if (roles.length === 0) throw new Error('expected api, dns, proxy or several');
+  return roles.map((r) => oneOf(r, ['api', 'dns', 'proxy'] as const));
 }
 
 function parseNameservers(value: string): string[] {

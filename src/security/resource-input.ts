@@ -233,8 +233,10 @@ export function validateResource(body: Record<string, unknown>): ResourceInput {
     const at = `rate_limier_rules[${String(i)}]`;
     const method = typeof r['method'] === 'string' ? r['method'].toUpperCase() : '';
     if (!ruleMethods.includes(method as (typeof ruleMethods)[number])) fields[`${at}.method`] = `must be one of ${ruleMethods.join(', ')}`;
-    const path = r['path'];
-    if (typeof path !== 'string' || !/^\/[\x21-\x7e]{0,1023}$/.test(path)) fields[`${at}.path`] = 'must start with / and hold printable characters (* matches anything)';
+    // The provider's own example writes `helloworld` for `/helloworld`: read so, not refused.
+    const given = r['path'];
+    const path = typeof given === 'string' && !given.startsWith('/') ? `/${given}` : given;
+    if (typeof path !== 'string' || !/^\/[\x21-\x7e]{0,1023}$/.test(path)) fields[`${at}.path`] = 'must be a path of printable characters (`*` matches anything; a leading / is added when missing)';
     const value = integer(r['value']);
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 100_000) fields[`${at}.value`] = 'must be an integer 0-100000 (requests per second; 0: unlimited)';
     const cookie = r['test_cookie'] ?? false;

@@ -23,7 +23,8 @@ import { validateResource, type ResourceInput } from './resource-input.ts';
 import { resourceView } from './views.ts';
 
 const emptyDetails: ResourceDetails = { aliases: [], origins: [], rules: [], lists: [] };
-const keyContext = (id: number) => `tls-key:${String(id)}`;
+/** The sealing context of a resource's TLS private key: a sealed key opens only for its resource. */
+export const tlsKeyContext = (id: number) => `tls-key:${String(id)}`;
 
 function resourceNotFound(): ApiError {
   return notFound('resource is not found');
@@ -46,11 +47,11 @@ function tlsColumns(ctx: SecurityContext, input: ResourceInput, current: Resourc
   const crt = tls.crt ?? current?.ssl_crt ?? undefined;
   if (crt === undefined) throw invalid('a custom certificate needs service_ssl_crt', { service_ssl_crt: 'required with ssl_type "custom"' });
   // A renewed certificate for the same key may be sent without the key again.
-  const key = tls.key ?? (current?.ssl_key_sealed ? ctx.sealer.open(current.ssl_key_sealed, keyContext(resourceId)).toString() : undefined);
+  const key = tls.key ?? (current?.ssl_key_sealed ? ctx.sealer.open(current.ssl_key_sealed, tlsKeyContext(resourceId)).toString() : undefined);
   if (key === undefined) throw invalid('a custom certificate needs service_ssl_key', { service_ssl_key: 'required with ssl_type "custom"' });
   const valid = validateCertificate(crt, key);
   if (!valid.covers(input.name)) throw notCovering(input.name);
-  return { ssl_type: 'custom', ssl_crt: valid.chain, ssl_key_sealed: ctx.sealer.seal(Buffer.from(key), keyContext(resourceId)), ssl_expire: valid.expiresAt };
+  return { ssl_type: 'custom', ssl_crt: valid.chain, ssl_key_sealed: ctx.sealer.seal(Buffer.from(key), tlsKeyContext(resourceId)), ssl_expire: valid.expiresAt };
 }
 
 async function write(ctx: SecurityContext, work: (tx: Db) => Promise<number>): Promise<number> {

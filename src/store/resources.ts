@@ -33,6 +33,16 @@ export function listAccountResources(db: Db, accountId: number): Promise<Resourc
   return db.selectFrom('resources').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
 }
 
+/** Every resource of every account: the proxy serves them all. */
+export function listAllResources(db: Db): Promise<ResourceRow[]> {
+  return db.selectFrom('resources').selectAll().orderBy('id').execute();
+}
+
+export function listResourcesById(db: Db, ids: number[]): Promise<ResourceRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('resources').selectAll().where('id', 'in', ids).orderBy('id').execute();
+}
+
 export async function resourceDetails(db: Db, ids: number[]): Promise<Map<number, ResourceDetails>> {
   const details = new Map<number, ResourceDetails>(ids.map((id) => [id, { aliases: [], origins: [], rules: [], lists: [] }]));
   if (ids.length === 0) return details;

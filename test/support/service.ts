@@ -23,6 +23,9 @@ export interface Service {
   url: string;
   /** The DNS server's port (UDP and TCP on 127.0.0.1). */
   dnsPort: number;
+  /** The protection proxy's ports on 127.0.0.1 (0 without the proxy role). */
+  proxyHttpPort: number;
+  proxyHttpsPort: number;
   engine: Engine;
   dataDir: string;
   /** The service's whole environment: `loadConfig` reads only this (a spawned process gets nothing else). */
@@ -63,6 +66,11 @@ export async function startService(options: StartOptions): Promise<Service> {
     EDGEPLANE_DNS_LISTEN: '127.0.0.1:0',
     // One DNS thread per test service keeps the suite light; the workers have a test of their own.
     EDGEPLANE_DNS_WORKERS: '1',
+    EDGEPLANE_PROXY_HTTP_LISTEN: '127.0.0.1:0',
+    EDGEPLANE_PROXY_HTTPS_LISTEN: '127.0.0.1:0',
+    EDGEPLANE_PROXY_WORKERS: '1',
+    // Test origins listen on loopback.
+    EDGEPLANE_PROXY_ALLOW_PRIVATE_ORIGINS: '1',
     EDGEPLANE_DATA_DIR: dataDir,
     EDGEPLANE_ADMIN_EMAIL: adminEmail,
     EDGEPLANE_ADMIN_PASSWORD: adminPassword,
@@ -107,6 +115,8 @@ const launchInProcess: Launch = async (engine, dataDir, env, cleanup) => {
   return {
     url: service.url ?? '',
     dnsPort: service.dnsPort ?? 0,
+    proxyHttpPort: service.proxyHttpPort ?? 0,
+    proxyHttpsPort: service.proxyHttpsPort ?? 0,
     engine,
     dataDir,
     env,
@@ -142,16 +152,17 @@ const launchProcess: Launch = async (engine, dataDir, env, cleanup) => {
   );
 
   // A process serves the roles it was given: only those announce an address ('' and 0 for the others).
-  const roles = (env['EDGEPLANE_ROLES'] ?? 'api,dns').split(',');
-  const { url, dnsPort } = await new Promise<{ url: string; dnsPort: number }>((resolve, reject) => {
+  const roles = (env['EDGEPLANE_ROLES'] ?? 'api,dns,proxy').split(',');
+  const { url, dnsPort, proxyHttpPort, proxyHttpsPort } = await new Promise<{ url: string; dnsPort: number; proxyHttpPort: number; proxyHttpsPort: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start in 20 s:\n${stdout}\n${stderr}`)), 20_000);
     const onData = () => {
       const api = /"url":"(http:\/\/[^"]+)"/.exec(stdout)?.[1];
       const dns = /"dns":"[^"]*:(\d+)"/.exec(stdout)?.[1];
-      if ((api !== undefined || !roles.includes('api')) && (dns !== undefined || !roles.includes('dns'))) {
+      const proxy = /"http":"[^"]*:(\d+)","https":"[^"]*:(\d+)"/.exec(stdout);
+      if ((api !== undefined || !roles.includes('api')) && (dns !== undefined || !roles.includes('dns')) && (proxy !== null || !roles.includes('proxy'))) {
         clearTimeout(timer);
         child.stdout?.off('data', onData);
-        resolve({ url: api ?? '', dnsPort: Number(dns ?? 0) });
+        resolve({ url: api ?? '', dnsPort: Number(dns ?? 0), proxyHttpPort: Number(proxy?.[1] ?? 0), proxyHttpsPort: Number(proxy?.[2] ?? 0) });
       }
     };
     child.stdout?.on('data', onData);
@@ -172,6 +183,8 @@ const launchProcess: Launch = async (engine, dataDir, env, cleanup) => {
   return {
     url,
     dnsPort,
+    proxyHttpPort,
+    proxyHttpsPort,
     engine,
     dataDir,
     env,

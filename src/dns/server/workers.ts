@@ -13,6 +13,7 @@ import { HealthChecker } from '../health/checker.ts';
 import { notifySecondaries } from './notify.ts';
 import { parseTsigKey } from './tsig.ts';
 import type { FromWorker, ToWorker, WorkerData, WorkerRequest } from './worker-main.ts';
+import { within } from '../../within.ts';
 
 /** How long the API waits for every DNS thread to serve a change before it answers anyway. */
 const applyWaitMs = 10_000;
@@ -199,17 +200,4 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
       return replies.filter((r) => r.kind === 'done').map((r) => r.metrics as MetricObjectWithValues<MetricValue<string>>[]);
     },
   };
-}
-
-/** The work's result, or undefined when it takes longer than `ms` (it goes on regardless). */
-async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,9 +1,18 @@
 // One request as the proxy's steps see it, and what a step may answer instead of the origin.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { Http2ServerRequest } from 'node:http2';
+import type { Writable } from 'node:stream';
 
 export type ProxyRequest = IncomingMessage | Http2ServerRequest;
-export type ProxyResponse = ServerResponse | Http2ServerResponse;
+
+/**
+ * The answer to the client: node:http's ServerResponse (HTTP/1.1) or http2's compat
+ * Http2ServerResponse (h2), through the calls both take alike (a union of the two is not callable).
+ */
+export interface ProxyResponse extends Writable {
+  readonly headersSent: boolean;
+  writeHead(statusCode: number, headers?: OutgoingHttpHeaders): this;
+}
 
 export interface Exchange {
   req: ProxyRequest;

@@ -19,7 +19,7 @@ export interface OriginPolicy {
 export interface RatePolicy {
   /** GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS or `*`. */
   method: string;
-  /** Always starts with `/` (the provider's `helloworld` is read as `/helloworld`); `*` matches anything. */
+  /** Starts with `/` (the API reads the provider's `helloworld` as `/helloworld`); `*` matches anything. */
   path: string;
   /** Requests a second per client (IPv6: per /64), with a burst of as many; 0: unlimited. */
   value: number;

@@ -1,0 +1,84 @@
+// A proxy thread's view of every resource: host name → the compiled resource that holds it. Each
+// policy is compiled once when it arrives (its steps, its origins, its certificate); a request only
+// looks its host up.
+import type { SecureContext } from 'node:tls';
+import type { Step } from './exchange.ts';
+import { compileOrigins, type OriginSet } from './origins/origin-set.ts';
+import type { ResourcePolicy } from './policy.ts';
+import { policySteps } from './steps/policy-steps.ts';
+import type { ThreadDeps } from './thread-deps.ts';
+import { secureContextOf } from './tls/secure-contexts.ts';
+
+export interface ServedResource {
+  policy: ResourcePolicy;
+  /** Whitelist, blacklist, geo, methods, rate rules and challenges, in that order. */
+  guards: Step[];
+  /** Redirects and the headers added to every answer (HSTS). */
+  rewrites: Step[];
+  origins: OriginSet;
+  /** Undefined: no certificate, so no HTTPS for its names. */
+  secureContext: SecureContext | undefined;
+}
+
+export class HostTable {
+  readonly #deps: ThreadDeps;
+  readonly #byHost = new Map<string, ServedResource>();
+  readonly #byId = new Map<number, ServedResource>();
+
+  constructor(deps: ThreadDeps) {
+    this.#deps = deps;
+  }
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  find(host: string): ServedResource | undefined {
+    return this.#byHost.get(host);
+  }
+
+  /**
+   * Puts these policies in place of the resources of the same ids and drops the `gone` ones; with
+   * `full`, every resource not among the policies goes too. A policy that fails to compile leaves
+   * its resource unserved rather than the thread without its other resources.
+   */
+  async apply(policies: ResourcePolicy[], gone: number[], full: boolean): Promise<void> {
+    const keep = new Set(policies.map((p) => p.id));
+    const leaving = full ? [...this.#byId.keys()].filter((id) => !keep.has(id)) : gone;
+    const replaced: ServedResource[] = [];
+    for (const id of [...leaving, ...keep]) {
+      const old = this.#byId.get(id);
+      if (old === undefined) continue;
+      this.#unlink(old);
+      replaced.push(old);
+    }
+    for (const policy of policies) {
+      try {
+        const served = this.#compile(policy);
+        this.#byId.set(policy.id, served);
+        for (const host of policy.hosts) this.#byHost.set(host, served);
+      } catch (e) {
+        this.#deps.logger.error({ err: e, resource: policy.id }, 'a resource could not be compiled: its hosts are not served');
+      }
+    }
+    // Requests already on their way to an old origin set finish there; the pools close when idle.
+    await Promise.all(replaced.map((r) => r.origins.close()));
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.#byId.values()];
+    this.#byId.clear();
+    this.#byHost.clear();
+    await Promise.all(all.map((r) => r.origins.close()));
+  }
+
+  #unlink(resource: ServedResource): void {
+    this.#byId.delete(resource.policy.id);
+    for (const host of resource.policy.hosts) if (this.#byHost.get(host) === resource) this.#byHost.delete(host);
+  }
+
+  #compile(policy: ResourcePolicy): ServedResource {
+    const { guards, rewrites } = policySteps(policy, this.#deps);
+    return { policy, guards, rewrites, origins: compileOrigins(policy, this.#deps), secureContext: secureContextOf(policy) };
+  }
+}

@@ -1,0 +1,192 @@
+// The proxy role: this thread serves, and `workers - 1` threads serve beside it on the same ports.
+// This thread alone reads the store: at start, for every resource change (the API of this process
+// publishes them; other nodes' arrive by PostgreSQL NOTIFY), in full whenever a zone appears or
+// goes (which hosts a resource holds may move with it), and in full when a periodic look at the
+// store finds it changed behind our back (another process on the same SQLite file, a lost NOTIFY).
+// A change is acknowledged once every thread serves it: the API answers a write after that.
+import { hkdfSync } from 'node:crypto';
+import type { Writable } from 'node:stream';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { sql } from 'kysely';
+import type { Config, LogLevel } from '../../config.ts';
+import type { Sealer } from '../../crypto/sealed.ts';
+import { notifyChannel, resourceChannel, type ChangeFeed, type ResourceChange, type ZoneChange } from '../../events/change-feed.ts';
+import type { Metrics } from '../../metrics.ts';
+import type { Store } from '../../store/database.ts';
+import { loadPolicies } from './policy-loader.ts';
+import { startProxyServer, type PolicyUpdate } from './proxy-server.ts';
+import { spawnProxyThread, type ProxyThread } from './proxy-threads.ts';
+import type { ProxySettings } from './thread-deps.ts';
+import { within } from '../../within.ts';
+
+/** How long a write waits for every proxy thread before the API answers anyway. */
+const applyWaitMs = 10_000;
+/** How often the store is looked at for changes nobody told us of. */
+const resyncEveryMs = 5_000;
+
+export interface ProxyRoleOptions {
+  store: Store;
+  sealer: Sealer;
+  secretKey: Uint8Array;
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  logLevel: LogLevel;
+  output: Writable;
+  /** The API of this process publishes its changes here; undefined: no API in this process. */
+  resourceChanges: ChangeFeed<ResourceChange> | undefined;
+  zoneChanges: ChangeFeed | undefined;
+}
+
+export interface ProxyRole {
+  httpPort: number;
+  httpsPort: number;
+  stop(): Promise<void>;
+}
+
+/** The test_cookie secret: the same on every node that shares the service's secret key. */
+function cookieSecretOf(secretKey: Uint8Array): Buffer {
+  return Buffer.from(hkdfSync('sha256', secretKey, new Uint8Array(0), 'edgeplane proxy test_cookie', 32));
+}
+
+export function proxySettings(config: Config): ProxySettings {
+  return {
+    allowPrivateOrigins: config.proxyAllowPrivateOrigins,
+    trusted: config.proxyTrusted,
+    globalWhitelist: config.proxyGlobalWhitelist,
+    publicHttpsPort: config.proxyHttpsListen.port === 8443 || config.proxyHttpsListen.port === 0 ? 443 : config.proxyHttpsListen.port,
+  };
+}
+
+/** What says the store changed: resources' count and last update, and the zones' version. */
+async function storeFingerprint(store: Store): Promise<string> {
+  const { rows } = await sql<{ n: number; last: string | null; v: number | null }>`
+    select count(*) as n, max(updated_at) as last, (select version from zone_version where id = 1) as v from resources`.execute(store.db);
+  const row = rows[0];
+  return `${String(row?.n)} ${String(row?.last)} ${String(row?.v)}`;
+}
+
+export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRole> {
+  const { store, sealer, config, logger } = options;
+  const settings = proxySettings(config);
+  const cookieSecret = cookieSecretOf(options.secretKey);
+  let fingerprint = await storeFingerprint(store);
+  const initial = await loadPolicies(store.db, sealer);
+  // What every thread serves, by id, as JSON: a full reload sends only what differs.
+  const held = new Map(initial.map((p) => [p.id, JSON.stringify(p)]));
+  const local = await startProxyServer({
+    httpListen: config.proxyHttpListen,
+    httpsListen: config.proxyHttpsListen,
+    settings,
+    cookieSecret,
+    geoipDb: config.geoipDb,
+    policies: initial,
+    logger,
+    metrics: options.metrics.registry,
+  });
+  const threads: ProxyThread[] = [];
+  const stops: (() => Promise<void>)[] = [() => local.stop()];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s();
+  };
+  try {
+    const onFailure = (e: unknown) => logger.error({ err: e }, 'proxy worker failed');
+    for (let i = 1; i < config.proxyWorkers; i++) {
+      const thread = await spawnProxyThread(
+        {
+          httpListen: { host: config.proxyHttpListen.host, port: local.httpPort },
+          httpsListen: { host: config.proxyHttpsListen.host, port: local.httpsPort },
+          settings,
+          cookieSecret,
+          geoipDb: config.geoipDb,
+          policies: initial,
+          logLevel: options.logLevel,
+        },
+        options.output,
+        onFailure,
+      );
+      threads.push(thread);
+      stops.push(() => thread.stop());
+    }
+    options.metrics.addSource(async () => {
+      const replies = await Promise.all(threads.map((t) => t.request({ kind: 'metrics' })));
+      return replies.filter((r) => r.kind === 'done').map((r) => r.metrics as never);
+    });
+
+    const broadcast = async (update: PolicyUpdate) => {
+      const applied = Promise.all([local.apply(update), ...threads.map((t) => t.request({ kind: 'update', update }))]);
+      if ((await within(applied, applyWaitMs)) === undefined) logger.warn('the API answers before every proxy thread serves a resource change: applying it took over 10 s');
+    };
+    // Changes are applied one at a time, in the order heard: a reload never overtakes a later one.
+    let queue = Promise.resolve();
+    const serialised = (work: () => Promise<void>) => {
+      const done = queue.then(work).catch((e: unknown) => logger.error({ err: e }, 'the proxy could not apply a change; the periodic check retries'));
+      queue = done;
+      return done;
+    };
+    // A change heard twice (from this process's API and by NOTIFY) is applied once.
+    const reloadOne = (change: ResourceChange) =>
+      serialised(async () => {
+        const loaded = await loadPolicies(store.db, sealer, [change.resourceId]);
+        const policies = loaded.filter((p) => held.get(p.id) !== JSON.stringify(p));
+        const gone = loaded.length === 0 && held.has(change.resourceId) ? [change.resourceId] : [];
+        for (const p of policies) held.set(p.id, JSON.stringify(p));
+        for (const id of gone) held.delete(id);
+        if (policies.length > 0 || gone.length > 0) await broadcast({ policies, gone, full: false });
+      });
+    const reloadAll = () =>
+      serialised(async () => {
+        fingerprint = await storeFingerprint(store);
+        const all = await loadPolicies(store.db, sealer);
+        const changed = all.filter((p) => held.get(p.id) !== JSON.stringify(p));
+        const present = new Set(all.map((p) => p.id));
+        const gone = [...held.keys()].filter((id) => !present.has(id));
+        if (changed.length === 0 && gone.length === 0) return;
+        held.clear();
+        for (const p of all) held.set(p.id, JSON.stringify(p));
+        await broadcast({ policies: changed, gone, full: false });
+      });
+    const zoneChanged = async (change: ZoneChange) => {
+      // Records do not move host ownership; a zone appearing or going may.
+      if (change.names === undefined) await reloadAll();
+    };
+    const unsubscribe = [options.resourceChanges?.subscribe(reloadOne), options.zoneChanges?.subscribe(zoneChanged)];
+    stops.push(async () => {
+      for (const u of unsubscribe) u?.();
+    });
+    // Other nodes' changes (and, again, this process's own: applied once, above).
+    if (store.engine === 'postgres' && config.databaseUrl !== undefined) {
+      const listener = new pg.Client({ connectionString: config.databaseUrl });
+      await listener.connect();
+      listener.on('notification', (n) => {
+        const payload = JSON.parse(n.payload ?? '{}') as ResourceChange & ZoneChange;
+        if (n.channel === resourceChannel) void reloadOne(payload);
+        else void zoneChanged(payload);
+      });
+      listener.on('error', (e) => logger.error({ err: e }, 'the proxy\'s change listener failed; the periodic check still runs'));
+      await listener.query(`LISTEN ${resourceChannel}`);
+      await listener.query(`LISTEN ${notifyChannel}`);
+      stops.push(() => listener.end());
+    }
+    const timer = setInterval(() => {
+      void serialised(async () => {
+        if ((await storeFingerprint(store)) !== fingerprint) void reloadAll();
+      });
+    }, resyncEveryMs);
+    timer.unref();
+    stops.push(() => {
+      clearInterval(timer);
+      return queue;
+    });
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  const at = (address: { host: string }, port: number) => `${address.host}:${String(port)}`;
+  logger.info(
+    { http: at(config.proxyHttpListen, local.httpPort), https: at(config.proxyHttpsListen, local.httpsPort), workers: config.proxyWorkers, resources: held.size },
+    `proxy listening on http ${at(config.proxyHttpListen, local.httpPort)} and https ${at(config.proxyHttpsListen, local.httpsPort)} with ${String(config.proxyWorkers)} thread(s)`,
+  );
+  return { httpPort: local.httpPort, httpsPort: local.httpsPort, stop };
+}

@@ -1,0 +1,53 @@
+// The proxy's worker threads as the role's main thread drives them: one request at a time per
+// message, each answered by id; a thread that exits answers everything still waiting with `failed`.
+import type { Writable } from 'node:stream';
+import { Worker } from 'node:worker_threads';
+import type { FromProxyWorker, ProxyWorkerData, ProxyWorkerRequest, ToProxyWorker } from './worker-main.ts';
+
+export interface ProxyThread {
+  request(message: ProxyWorkerRequest): Promise<FromProxyWorker>;
+  stop(): Promise<void>;
+}
+
+export function spawnProxyThread(data: ProxyWorkerData, output: Writable, onFailure: (e: unknown) => void): Promise<ProxyThread> {
+  const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: data, stdout: true });
+  // The service's output may be elsewhere than the process's stdout.
+  worker.stdout.pipe(output, { end: false });
+  const waiting = new Map<number, (reply: FromProxyWorker) => void>();
+  let next = 1;
+  let stopped = false;
+  const thread: ProxyThread = {
+    request: (message) => {
+      if (stopped) return Promise.resolve({ kind: 'failed', id: 0, error: 'worker stopped' });
+      const id = next++;
+      return new Promise((resolve) => {
+        waiting.set(id, resolve);
+        worker.postMessage({ ...message, id } satisfies ToProxyWorker);
+      });
+    },
+    stop: async () => {
+      await thread.request({ kind: 'stop' });
+      await worker.terminate();
+    },
+  };
+  return new Promise((resolve, reject) => {
+    worker.on('message', (reply: FromProxyWorker) => {
+      if (reply.id !== 0) {
+        waiting.get(reply.id)?.(reply);
+        waiting.delete(reply.id);
+      } else if (reply.kind === 'ready') {
+        resolve(thread);
+      } else {
+        reject(new Error(`proxy worker failed to start: ${reply.error ?? ''}`));
+        void worker.terminate();
+      }
+    });
+    worker.on('error', onFailure);
+    worker.on('exit', (code) => {
+      stopped = true;
+      for (const resolveWaiting of waiting.values()) resolveWaiting({ kind: 'failed', id: 0, error: `worker exited (${String(code)})` });
+      waiting.clear();
+      reject(new Error(`proxy worker exited (${String(code)}) before it was ready`));
+    });
+  });
+}

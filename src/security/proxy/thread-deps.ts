@@ -1,0 +1,27 @@
+// What every proxy thread holds once and hands to the resources it compiles: the GeoIP data, the
+// rate counters, the test_cookie secret, the proxy's settings, its metrics and log.
+import type { Logger } from 'pino';
+import type { GeoLookup } from '../../geo/geoip.ts';
+import type { ProxyMetrics } from './proxy-metrics.ts';
+import type { RateCounters } from './rate/rate-counters.ts';
+
+/** The proxy's configuration as its threads need it (structured-cloneable: it goes to worker threads). */
+export interface ProxySettings {
+  allowPrivateOrigins: boolean;
+  /** Load balancers whose X-Forwarded-For is believed. */
+  trusted: string[];
+  /** Passes every check of resources with service_global_whitelist 1. */
+  globalWhitelist: string[];
+  /** The HTTPS port clients use, for redirects to HTTPS (443 unless the proxy is reached on another). */
+  publicHttpsPort: number;
+}
+
+export interface ThreadDeps {
+  geo: GeoLookup;
+  counters: RateCounters;
+  /** 32 bytes, the same in every thread and node: test_cookie cookies made by one are valid at all. */
+  cookieSecret: Buffer;
+  settings: ProxySettings;
+  metrics: ProxyMetrics;
+  logger: Logger;
+}

@@ -1,0 +1,46 @@
+// The entry of one extra proxy thread: a proxy server on the shared ports, told every policy update
+// by the role's main thread, which reads the store for all of them.
+import { parentPort, workerData } from 'node:worker_threads';
+import { Registry } from 'prom-client';
+import type { LogLevel } from '../../config.ts';
+import { createLogger } from '../../logger.ts';
+import { startProxyServer, type PolicyUpdate, type ProxyThreadOptions } from './proxy-server.ts';
+
+export interface ProxyWorkerData extends Omit<ProxyThreadOptions, 'logger' | 'metrics'> {
+  logLevel: LogLevel;
+}
+
+export type ProxyWorkerRequest = { kind: 'update'; update: PolicyUpdate } | { kind: 'metrics' } | { kind: 'stop' };
+export type ToProxyWorker = ProxyWorkerRequest & { id: number };
+export interface FromProxyWorker {
+  kind: 'ready' | 'done' | 'failed';
+  id: number;
+  metrics?: unknown;
+  error?: string;
+}
+
+const data = workerData as ProxyWorkerData;
+const port = parentPort;
+if (port === null) throw new Error('the proxy worker runs only as a worker thread');
+const logger = createLogger(data.logLevel, process.stdout);
+const registry = new Registry();
+
+try {
+  const server = await startProxyServer({ ...data, cookieSecret: Buffer.from(data.cookieSecret), logger, metrics: registry });
+  port.on('message', (message: ToProxyWorker) => {
+    const reply = (r: Omit<FromProxyWorker, 'id'>) => port.postMessage({ ...r, id: message.id } satisfies FromProxyWorker);
+    const work = async () => {
+      if (message.kind === 'update') await server.apply(message.update);
+      else if (message.kind === 'metrics') return registry.getMetricsAsJSON();
+      else await server.stop();
+      return undefined;
+    };
+    work().then(
+      (metrics) => reply({ kind: 'done', metrics }),
+      (e: unknown) => reply({ kind: 'failed', error: (e as Error).message }),
+    );
+  });
+  port.postMessage({ kind: 'ready', id: 0 } satisfies FromProxyWorker);
+} catch (e) {
+  port.postMessage({ kind: 'failed', id: 0, error: (e as Error).message } satisfies FromProxyWorker);
+}
