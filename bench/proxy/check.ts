@@ -5,7 +5,7 @@
 import { X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { TLSSocket } from 'node:tls';
+import tls, { TLSSocket } from 'node:tls';
 import type { Certificate } from './certificate.ts';
 import { originBodies } from './nginx.ts';
 import { checkAddresses, type BenchResources } from './resources.ts';
@@ -35,8 +35,35 @@ function ask(server: ProxyServer, host: string, tls: boolean, localAddress = '12
   });
 }
 
+/**
+ * Whether the proxy closes a TLS connection after answering a request that asks for it (HTTP/1.1
+ * `Connection: close`) or does not ask to keep it (HTTP/1.0): the connection-per-request scenarios
+ * depend on it. A proxy that keeps the connection makes ab wait for the close until it times out,
+ * and wrk keep the connection open, measuring keep-alive under a new-connection title.
+ */
+function closesAfterAnswer(server: ProxyServer, host: string, version: '1.0' | '1.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tls.connect({ host: '127.0.0.1', port: server.httpsPort, servername: host, rejectUnauthorized: false }, () => {
+      socket.write(`GET / HTTP/${version}\r\nHost: ${host}\r\n${version === '1.1' ? 'Connection: close\r\n' : ''}\r\n`);
+    });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(false);
+    }, 2000);
+    socket.resume();
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
 export interface CheckResult {
   problems: string[];
+  /** Whether the proxy closes the connection after an HTTP/1.0 answer (ab's requests), and after `Connection: close` (wrk's). */
+  closesHttp10: boolean;
+  closesOnRequest: boolean;
   /** How 40 requests to the weighted resource spread over its origins (weights 3, 1 and a backup). */
   spread: string;
 }
@@ -68,5 +95,9 @@ export async function checkProxy(server: ProxyServer, resources: BenchResources,
   }
   const spread = ['primary', 'secondary', 'backup'].map((o) => `${o} ${counts.get(originBodies[o as keyof typeof originBodies].trim()) ?? 0}`).join(', ');
   if ((counts.get(originBodies.backup.trim()) ?? 0) > 0) problems.push(`${rules.name}: the backup origin answered while the primaries were up (${spread})`);
-  return { problems: [...new Set(problems)], spread };
+  const closesHttp10 = await closesAfterAnswer(server, plain.name, '1.0');
+  if (!closesHttp10) problems.push('an HTTP/1.0 request over TLS: the connection stays open after the answer (ab cannot measure the proxy)');
+  const closesOnRequest = await closesAfterAnswer(server, plain.name, '1.1');
+  if (!closesOnRequest) problems.push('Connection: close over TLS: the connection stays open after the answer (wrk would measure keep-alive)');
+  return { problems: [...new Set(problems)], spread, closesHttp10, closesOnRequest };
 }

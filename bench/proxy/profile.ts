@@ -12,8 +12,16 @@ interface ProfileNode {
 
 interface CpuProfile {
   nodes: ProfileNode[];
+  /** Microseconds on the monotonic clock, the one process.hrtime reads in any process of this machine. */
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
+}
+
+/** A stretch of monotonic time, microseconds (process.hrtime.bigint() / 1000). */
+export interface Window {
+  fromUs: number;
+  toUs: number;
 }
 
 export interface SelfTime {
@@ -46,8 +54,11 @@ function top(map: Map<string, number>, total: number, count: number): SelfTime[]
     .map(([label, us]) => ({ label, ms: us / 1000, share: us / total }));
 }
 
-/** Sums every .cpuprofile in `dir`; `root` shortens the project's own paths. */
-export function summariseProfiles(dir: string, root: string, count = 25): ProfileSummary {
+/**
+ * Sums every .cpuprofile in `dir`, counting only samples taken within `window` (the measured run:
+ * not start-up, module loading or the warm-up); `root` shortens the project's own paths.
+ */
+export function summariseProfiles(dir: string, root: string, window: Window, count = 25): ProfileSummary {
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
   const byFunction = new Map<string, number>();
   const byFile = new Map<string, number>();
@@ -55,9 +66,12 @@ export function summariseProfiles(dir: string, root: string, count = 25): Profil
   for (const file of files) {
     const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
     const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+    let at = profile.startTime;
     profile.samples.forEach((id, i) => {
       const node = nodes.get(id);
       const us = profile.timeDeltas[i] ?? 0;
+      at += us;
+      if (at < window.fromUs || at > window.toUs) return;
       if (node === undefined || node.callFrame.functionName === '(idle)') return;
       const { functionName, url, lineNumber } = node.callFrame;
       const where = shortUrl(url, root);

@@ -16,10 +16,10 @@ import { fmt, printTable } from '../dns/table.ts';
 import { makeCertificate } from './certificate.ts';
 import { checkProxy, type CheckResult } from './check.ts';
 import { createResources, startEdgeplaneProxy } from './edgeplane.ts';
-import { pacedClient, type PacedResult } from './legitimate-client.ts';
+import { clientPriority, pacedClientProcess, type PacedResult } from './legitimate-client.ts';
 import { ab, cpuMicrosPerRequest, kernelShare, requestsPerSecond, wrk, type LoadRun } from './load-run.ts';
 import { startNginxProxy, startOrigin } from './nginx.ts';
-import { summariseProfiles } from './profile.ts';
+import { summariseProfiles, type Window } from './profile.ts';
 import { allResources, benchResources, benchNames, type BenchResources } from './resources.ts';
 import { freePort, missingPrerequisites, useHosts, type ProxyServer } from './server.ts';
 
@@ -99,6 +99,8 @@ interface Scenario {
   id: string;
   title: string;
   run: (server: ProxyServer, seconds: number) => Promise<LoadRun>;
+  /** Why the scenario cannot measure a proxy that answered the checks so; undefined: it can. */
+  unmeasurable?: (check: CheckResult) => string | undefined;
 }
 
 const wrkRun = (url: (s: ProxyServer) => string, headers: string[] = []) => (server: ProxyServer, seconds: number) =>
@@ -118,11 +120,13 @@ function loadScenarios(resources: BenchResources): Scenario[] {
       id: '4',
       title: `new TLS connection per request, full handshake (ab -c${abConcurrency})`,
       run: (server, seconds) => ab({ url: `https://${plain.name}:${server.httpsPort}/`, concurrency: abConcurrency, seconds, cpus: clientCpus, serverPid: server.pid, dir: tmp }),
+      unmeasurable: (check) => (check.closesHttp10 ? undefined : 'it keeps an HTTP/1.0 connection open after the answer, so ab waits for each until its timeout'),
     },
     {
       id: '4r',
       title: `new TLS connection per request, session resumed (wrk -c${connections} Connection: close)`,
       run: wrkRun((s) => `https://${plain.name}:${s.httpsPort}/`, ['Connection: close']),
+      unmeasurable: (check) => (check.closesOnRequest ? undefined : 'it keeps the connection open after Connection: close, so wrk would measure keep-alive'),
     },
   ];
 }
@@ -136,7 +140,7 @@ interface FloodFigures {
 
 async function floodScenario(server: ProxyServer, resources: BenchResources): Promise<FloodFigures> {
   const { flood } = resources;
-  const legit = () => pacedClient({ port: server.httpPort, host: flood.name, localAddress: '127.0.0.2', connections: legitConnections, rate: legitRate, seconds: durationS });
+  const legit = () => pacedClientProcess({ port: server.httpPort, host: flood.name, localAddress: '127.0.0.2', connections: legitConnections, rate: legitRate, seconds: durationS });
   const alone = await legit();
   const [flooded, floodRun] = await Promise.all([
     legit(),
@@ -148,18 +152,22 @@ async function floodScenario(server: ProxyServer, resources: BenchResources): Pr
 interface ServerFigures {
   server: ProxyServer;
   check: CheckResult;
-  runs: Map<string, LoadRun>;
-  flood: FloodFigures | undefined;
+  /** A run, or why there is none. */
+  runs: Map<string, LoadRun | string>;
+  /** The flood scenario's figures, or why there are none. */
+  flood: FloodFigures | string | undefined;
   problemsBefore: Map<string, number>;
 }
 
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
 
+/** A figure of a run, NaN when there is no run (the tables print –). */
+const of = (run: LoadRun | string | undefined, value: (r: LoadRun) => number): number => (typeof run === 'object' ? value(run) : NaN);
+
 function printLoadTable(scenario: Scenario, figures: ServerFigures[]): void {
-  const runs = figures.map((f) => f.runs.get(scenario.id)!);
-  const [ours, ref] = runs as [LoadRun, LoadRun];
+  const [ours, ref] = figures.map((f) => f.runs.get(scenario.id)) as [LoadRun | string, LoadRun | string];
   const line = (label: string, value: (r: LoadRun) => number, format: (v: number) => string, ratio = true) =>
-    [label, format(value(ours)), format(value(ref)), ratio ? fmt.ratio(value(ours), value(ref)) : ''];
+    [label, format(of(ours, value)), format(of(ref, value)), ratio ? fmt.ratio(of(ours, value), of(ref, value)) : ''];
   printTable(
     `${scenario.id}. ${scenario.title}, ${durationS} s`,
     ['', figures[0]!.server.name, figures[1]!.server.name, 'ratio'],
@@ -175,17 +183,26 @@ function printLoadTable(scenario: Scenario, figures: ServerFigures[]): void {
       line('requests failed', (r) => r.failures, fmt.int, false),
     ],
   );
-  console.log(`  ${ours.command}`);
+  for (const [i, run] of [ours, ref].entries()) {
+    if (typeof run === 'string') console.log(`  ${figures[i]!.server.name}: ${run}`);
+  }
+  const measured = [ours, ref].find((r) => typeof r === 'object');
+  if (measured !== undefined) console.log(`  ${measured.command}`);
 }
 
 function printFloodTable(figures: ServerFigures[], resources: BenchResources): void {
-  const [ours, ref] = figures.map((f) => f.flood!) as [FloodFigures, FloodFigures];
+  const failed = figures.flatMap((f) => (typeof f.flood === 'object' ? [] : [`${f.server.name} ${f.flood ?? 'not run'}`]));
+  if (failed.length > 0) {
+    console.log(`\n5. Flood: ${failed.join('; ')}`);
+    return;
+  }
+  const [ours, ref] = figures.map((f) => f.flood) as [FloodFigures, FloodFigures];
   const line = (label: string, value: (f: FloodFigures) => number, format: (v: number) => string, ratio = true) =>
     [label, format(value(ours)), format(value(ref)), ratio ? fmt.ratio(value(ours), value(ref)) : ''];
   const refused = (p: PacedResult) => [...p.refused.values()].reduce((a, b) => a + b, 0);
   printTable(
     `5. Flood: wrk -t1 -c${connections} from 127.0.0.1 against ${resources.flood.name} (rate rule ${floodRate}/s per address), ` +
-      `while a legitimate client sends ${legitRate}/s from 127.0.0.2 on ${legitConnections} keep-alive connections; ${durationS} s alone, then ${durationS} s during the flood`,
+      `while a legitimate client (Node, ${clientPriority()}) sends ${legitRate}/s from 127.0.0.2 on ${legitConnections} keep-alive connections; ${durationS} s alone, then ${durationS} s during the flood`,
     ['', figures[0]!.server.name, figures[1]!.server.name, 'ratio'],
     [
       line('legitimate p50 ms, alone', (f) => f.alone.p50Ms, fmt.fixed(2)),
@@ -221,22 +238,29 @@ async function profileRun(resources: BenchResources, dataDir: string, scenario: 
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   });
   running.add(server);
+  let run: LoadRun;
+  let window: Window;
   try {
     progress(`profile: scenario ${scenario.id} against edgeplane with --cpu-prof (${warmupS} s warm-up, ${durationS} s profiled)`);
     if (warmupS > 0) await scenario.run(server, warmupS);
-    await scenario.run(server, durationS);
+    const fromUs = Number(process.hrtime.bigint() / 1000n);
+    run = await scenario.run(server, durationS);
+    window = { fromUs, toUs: Number(process.hrtime.bigint() / 1000n) };
   } finally {
     running.delete(server);
     await server.stop();
   }
-  const summary = summariseProfiles(dir, path.resolve(import.meta.dirname, '../..'));
-  const rows = (list: { label: string; ms: number; share: number }[]) => list.map((e) => [e.label, fmt.int(e.ms), `${(e.share * 100).toFixed(1)}%`]);
+  const summary = summariseProfiles(dir, path.resolve(import.meta.dirname, '../..'), window);
+  const requests = run.requests;
+  const rows = (list: { label: string; ms: number; share: number }[]) => list.map((e) => [e.label, fmt.num((e.ms * 1000) / requests), `${(e.share * 100).toFixed(1)}%`]);
   printTable(
-    `Where edgeplane's CPU goes in scenario ${scenario.id} (${summary.files.length} profile(s) in ${dir}, ${fmt.int(summary.totalMs)} ms sampled, idle excluded): self time by function`,
-    ['function', 'ms', 'share'],
+    `Where edgeplane's CPU goes in scenario ${scenario.id}: ${fmt.int(requests)} requests in ${durationS} s, ${fmt.int(summary.totalMs)} ms sampled while the thread was not idle ` +
+      `(${fmt.num((summary.totalMs * 1000) / requests)} µs per request: wall time, so it includes waits for a busy core; /proc's CPU time for this run: ${fmt.num(cpuMicrosPerRequest(run))} µs per request, profiler included); ` +
+      `self time by function (${summary.files.length} profile(s) in ${dir})`,
+    ['function', 'µs/request', 'share'],
     rows(summary.byFunction),
   );
-  printTable(`… and by source file`, ['file', 'ms', 'share'], rows(summary.byFile));
+  printTable(`… and by source file`, ['file', 'µs/request', 'share'], rows(summary.byFile));
 }
 
 try {
@@ -278,18 +302,31 @@ try {
   const load = loadScenarios(resources).filter((s) => scenarios.includes(s.id));
   for (const scenario of load) {
     for (const f of figures) {
+      const why = scenario.unmeasurable?.(f.check);
+      if (why !== undefined) {
+        f.runs.set(scenario.id, `not measured: ${why}`);
+        continue;
+      }
       progress(`scenario ${scenario.id}: ${f.server.name} (${warmupS} s warm-up, ${durationS} s measured)`);
-      if (warmupS > 0) await scenario.run(f.server, warmupS);
-      f.runs.set(scenario.id, await scenario.run(f.server, durationS));
+      try {
+        if (warmupS > 0) await scenario.run(f.server, warmupS);
+        f.runs.set(scenario.id, await scenario.run(f.server, durationS));
+      } catch (e) {
+        f.runs.set(scenario.id, `failed: ${(e instanceof Error ? e.message : String(e)).split('\n').filter((l) => l.trim() !== '').slice(0, 3).join(' | ')}`);
+      }
       await sleep(500);
     }
   }
   if (scenarios.includes('5')) {
     for (const f of figures) {
       progress(`scenario 5: ${f.server.name} (${warmupS} s flood warm-up, ${durationS} s legitimate client alone, ${durationS} s with the flood)`);
-      if (warmupS > 0) await wrk({ url: `http://${resources.flood.name}:${f.server.httpPort}/`, connections, seconds: warmupS, cpus: clientCpus, serverPid: f.server.pid, dir: tmp });
-      await sleep(500);
-      f.flood = await floodScenario(f.server, resources);
+      try {
+        if (warmupS > 0) await wrk({ url: `http://${resources.flood.name}:${f.server.httpPort}/`, connections, seconds: warmupS, cpus: clientCpus, serverPid: f.server.pid, dir: tmp });
+        await sleep(500);
+        f.flood = await floodScenario(f.server, resources);
+      } catch (e) {
+        f.flood = `failed: ${(e instanceof Error ? e.message : String(e)).split('\n').filter((l) => l.trim() !== '').slice(0, 3).join(' | ')}`;
+      }
       await sleep(500);
     }
   }
@@ -312,37 +349,31 @@ try {
   for (const scenario of load) printLoadTable(scenario, figures);
   if (scenarios.includes('5')) printFloodTable(figures, resources);
 
+  const summaryRow = (label: string, a: LoadRun | string | undefined, b: LoadRun | string | undefined) => {
+    const cells = (value: (r: LoadRun) => number, format: (v: number) => string) => [format(of(a, value)), format(of(b, value)), fmt.ratio(of(a, value), of(b, value))];
+    return [label, ...cells(requestsPerSecond, fmt.int), ...cells((r) => r.p99Ms, fmt.fixed(2)), ...cells(cpuMicrosPerRequest, fmt.num)];
+  };
   const summaryRows = load.map((scenario) => {
-    const [a, b] = figures.map((f) => f.runs.get(scenario.id)!) as [LoadRun, LoadRun];
-    return [
-      `${scenario.id}. ${scenario.title.replace(/ \(.*\)$/, '')}`,
-      fmt.int(requestsPerSecond(a)), fmt.int(requestsPerSecond(b)), fmt.ratio(requestsPerSecond(a), requestsPerSecond(b)),
-      fmt.fixed(2)(a.p99Ms), fmt.fixed(2)(b.p99Ms), fmt.ratio(a.p99Ms, b.p99Ms),
-      fmt.num(cpuMicrosPerRequest(a)), fmt.num(cpuMicrosPerRequest(b)), fmt.ratio(cpuMicrosPerRequest(a), cpuMicrosPerRequest(b)),
-    ];
+    const [a, b] = figures.map((f) => f.runs.get(scenario.id));
+    return summaryRow(`${scenario.id}. ${scenario.title.replace(/ \(.*\)$/, '')}`, a, b);
   });
-  if (scenarios.includes('5')) {
-    const [a, b] = figures.map((f) => f.flood!.flood) as [LoadRun, LoadRun];
-    summaryRows.push([
-      '5. flood (wrk side)',
-      fmt.int(requestsPerSecond(a)), fmt.int(requestsPerSecond(b)), fmt.ratio(requestsPerSecond(a), requestsPerSecond(b)),
-      fmt.fixed(2)(a.p99Ms), fmt.fixed(2)(b.p99Ms), fmt.ratio(a.p99Ms, b.p99Ms),
-      fmt.num(cpuMicrosPerRequest(a)), fmt.num(cpuMicrosPerRequest(b)), fmt.ratio(cpuMicrosPerRequest(a), cpuMicrosPerRequest(b)),
-    ]);
-  }
+  const floodRun = (f: ServerFigures) => (typeof f.flood === 'object' ? f.flood.flood : f.flood);
+  if (scenarios.includes('5')) summaryRows.push(summaryRow('5. flood (wrk side)', floodRun(figures[0]!), floodRun(figures[1]!)));
   const [n0, n1] = figures.map((f) => f.server.name) as [string, string];
   printTable('Summary', ['scenario', `req/s ${n0}`, `req/s ${n1}`, 'ratio', `p99 ms ${n0}`, `p99 ms ${n1}`, 'ratio', `CPU µs/req ${n0}`, `CPU µs/req ${n1}`, 'ratio'], summaryRows);
 
   const targets: string[] = [];
   for (const scenario of load) {
-    const [a, b] = figures.map((f) => cpuMicrosPerRequest(f.runs.get(scenario.id)!)) as [number, number];
-    targets.push(`${scenario.id}. CPU per request ≤ 2× nginx's: ${fmt.num(a)} vs ${fmt.num(b)} µs = ${fmt.ratio(a, b)} → ${verdict(a / b <= 2)}`);
+    const [a, b] = figures.map((f) => of(f.runs.get(scenario.id), cpuMicrosPerRequest)) as [number, number];
+    const outcome = Number.isNaN(a / b) ? 'not measured' : verdict(a / b <= 2);
+    targets.push(`${scenario.id}. CPU per request ≤ 2× nginx's: ${fmt.num(a)} vs ${fmt.num(b)} µs = ${fmt.ratio(a, b)} → ${outcome}`);
   }
   if (scenarios.includes('5')) {
-    const [a, b] = figures.map((f) => cpuMicrosPerRequest(f.flood!.flood)) as [number, number];
-    targets.push(`5. CPU per flood request ≤ 2× nginx's: ${fmt.num(a)} vs ${fmt.num(b)} µs = ${fmt.ratio(a, b)} → ${verdict(a / b <= 2)}`);
+    const [a, b] = figures.map((f) => of(floodRun(f), cpuMicrosPerRequest)) as [number, number];
+    targets.push(`5. CPU per flood request ≤ 2× nginx's: ${fmt.num(a)} vs ${fmt.num(b)} µs = ${fmt.ratio(a, b)} → ${Number.isNaN(a / b) ? 'not measured' : verdict(a / b <= 2)}`);
     for (const f of figures) {
-      const { alone, flooded } = f.flood!;
+      if (typeof f.flood !== 'object') continue;
+      const { alone, flooded } = f.flood;
       const legitimateRefused = [...alone.refused.values(), ...flooded.refused.values()].reduce((x, y) => x + y, 0) + alone.failures + flooded.failures;
       targets.push(
         `5. legitimate p99 during the flood ≤ 2× without (${f.server.name}): ${fmt.fixed(2)(flooded.p99Ms)} vs ${fmt.fixed(2)(alone.p99Ms)} ms = ${fmt.ratio(flooded.p99Ms, alone.p99Ms)}` +
