@@ -19,6 +19,7 @@ import { createResources, startEdgeplaneProxy } from './edgeplane.ts';
 import { clientPriority, pacedClientProcess, type PacedResult } from './legitimate-client.ts';
 import { ab, cpuMicrosPerRequest, kernelShare, requestsPerSecond, wrk, type LoadRun } from './load-run.ts';
 import { startNginxProxy, startOrigin } from './nginx.ts';
+import { startNodeFloor } from './node-floor.ts';
 import { summariseProfiles, type Window } from './profile.ts';
 import { allResources, benchResources, benchNames, type BenchResources } from './resources.ts';
 import { freePort, missingPrerequisites, useHosts, type ProxyServer } from './server.ts';
@@ -61,12 +62,12 @@ if (
   floodRate > 100_000 ||
   legitRate >= floodRate ||
   ![...scenarios, ...profiledScenarios].every((s) => allScenarios.includes(s)) ||
-  !['edgeplane', 'nginx'].includes(subject)
+  !['edgeplane', 'nginx', 'node-floor'].includes(subject)
 ) {
   console.error(
     'usage: node bench/proxy/run.ts [--duration 10] [--warmup 2] [--connections 64] [--ab-concurrency 16] [--workers 1] [--blacklist 1000]\n' +
       '                              [--flood-rate 1000] [--legit-rate 200] [--legit-connections 4] [--scenarios 1,2,3,4,4r,5]\n' +
-      '                              [--subject edgeplane|nginx] [--cpu-prof DIR] [--cpu-prof-scenarios 1]\n' +
+      '                              [--subject edgeplane|nginx|node-floor] [--cpu-prof DIR] [--cpu-prof-scenarios 1]\n' +
       '--legit-rate must stay below --flood-rate (the rule the legitimate client must never trip); --flood-rate at most 100000.',
   );
   process.exit(2);
@@ -93,7 +94,7 @@ const cleanup = async () => {
   await Promise.allSettled([...running].map((s) => s.stop()));
   fs.rmSync(tmp, { recursive: true, force: true });
 };
-process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().then(() => process.exit(130)));
 
 interface Scenario {
   id: string;
@@ -284,6 +285,8 @@ try {
     fs.mkdirSync(dataDir);
     await createResources(dataDir, allResources(resources), cert);
     ours = await startEdgeplaneProxy({ dataDir, httpPort: await freePort(taken), httpsPort: await freePort(taken), workers, cpus: proxyCpus, readyHost: resources.plain.name });
+  } else if (subject === 'node-floor') {
+    ours = await startNodeFloor({ httpPort: await freePort(taken), httpsPort: await freePort(taken), originPort: originPorts.primary, certFile: cert.certFile, keyFile: cert.keyFile, cpus: proxyCpus });
   } else {
     ours = await startNginxProxy({ resources, cert, httpPort: await freePort(taken), httpsPort: await freePort(taken), workers, cpus: proxyCpus, name: 'nginx (stand-in)' });
   }
