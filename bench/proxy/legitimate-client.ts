@@ -22,7 +22,8 @@ export interface PacedOptions {
 }
 
 export interface PacedResult {
-  /** 2xx responses; only they are timed. */
+  /** Latencies of the 2xx responses, ms; only they are timed. */
+  samplesMs: number[];
   ok: number;
   /** Other statuses, by code (a refused legitimate client is a failure of the scenario). */
   refused: Map<number, number>;
@@ -78,8 +79,19 @@ export async function pacedClient(options: PacedOptions): Promise<PacedResult> {
   };
   await Promise.all(Array.from({ length: options.connections }, (_, i) => connection(i)));
   agent.destroy();
-  const { p50, p99, max } = percentiles(Float64Array.from(samples));
-  return { ok: samples.length, refused, failures, p50Ms: p50, p99Ms: p99, maxMs: max };
+  return figures(samples, refused, failures);
+}
+
+function figures(samplesMs: number[], refused: Map<number, number>, failures: number): PacedResult {
+  const { p50, p99, max } = percentiles(Float64Array.from(samplesMs));
+  return { samplesMs, ok: samplesMs.length, refused, failures, p50Ms: p50, p99Ms: p99, maxMs: max };
+}
+
+/** Several runs as one: latencies pooled, so the percentiles are those of every request. */
+export function mergePaced(results: PacedResult[]): PacedResult {
+  const refused = new Map<number, number>();
+  for (const r of results) for (const [status, n] of r.refused) refused.set(status, (refused.get(status) ?? 0) + n);
+  return figures(results.flatMap((r) => r.samplesMs), refused, results.reduce((sum, r) => sum + r.failures, 0));
 }
 
 /** nice(1) value of the client process when running as root; others cannot raise a priority. */

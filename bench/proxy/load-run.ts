@@ -27,6 +27,23 @@ export const requestsPerSecond = (run: LoadRun): number => run.requests / run.du
 export const cpuMicrosPerRequest = (run: LoadRun): number => ((run.proxyCpu.userS + run.proxyCpu.systemS) * 1e6) / run.requests;
 export const kernelShare = (run: LoadRun): number => run.proxyCpu.systemS / (run.proxyCpu.userS + run.proxyCpu.systemS);
 
+/** Several runs as one: counts, durations and CPU summed; latencies the worst round's (percentiles do not add). */
+export function mergeRuns(runs: LoadRun[]): LoadRun {
+  const sum = (value: (r: LoadRun) => number) => runs.reduce((total, r) => total + value(r), 0);
+  const worst = (value: (r: LoadRun) => number) => Math.max(...runs.map(value));
+  return {
+    requests: sum((r) => r.requests),
+    refused: sum((r) => r.refused),
+    failures: sum((r) => r.failures),
+    durationS: sum((r) => r.durationS),
+    p50Ms: worst((r) => r.p50Ms),
+    p99Ms: worst((r) => r.p99Ms),
+    maxMs: worst((r) => r.maxMs),
+    proxyCpu: { userS: sum((r) => r.proxyCpu.userS), systemS: sum((r) => r.proxyCpu.systemS) },
+    command: runs[0]!.command,
+  };
+}
+
 /** wrk reports through this script's done(): exact counts and percentiles, as JSON on one line. */
 const wrkScript = `done = function(summary, latency, requests)
   local e = summary.errors

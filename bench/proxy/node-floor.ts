@@ -53,10 +53,12 @@ export interface NodeFloorOptions {
   certFile: string;
   keyFile: string;
   cpus: string | undefined;
+  /** Extra Node options, e.g. --cpu-prof. */
+  nodeArgs?: string[];
 }
 
 export async function startNodeFloor(options: NodeFloorOptions): Promise<ProxyServer> {
-  const args = [import.meta.filename, ...[options.httpPort, options.httpsPort, options.originPort].map(String), options.certFile, options.keyFile];
+  const args = [...(options.nodeArgs ?? []), import.meta.filename, ...[options.httpPort, options.httpsPort, options.originPort].map(String), options.certFile, options.keyFile];
   const child = spawnPinned(process.execPath, args, options.cpus);
   const log = watchLog(child);
   const stop = () => terminate(child);

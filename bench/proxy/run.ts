@@ -16,8 +16,8 @@ import { fmt, printTable } from '../dns/table.ts';
 import { makeCertificate } from './certificate.ts';
 import { checkProxy, type CheckResult } from './check.ts';
 import { createResources, startEdgeplaneProxy } from './edgeplane.ts';
-import { clientPriority, pacedClientProcess, type PacedResult } from './legitimate-client.ts';
-import { ab, cpuMicrosPerRequest, kernelShare, requestsPerSecond, wrk, type LoadRun } from './load-run.ts';
+import { clientPriority, mergePaced, pacedClientProcess, type PacedResult } from './legitimate-client.ts';
+import { ab, cpuMicrosPerRequest, kernelShare, mergeRuns, requestsPerSecond, wrk, type LoadRun } from './load-run.ts';
 import { startNginxProxy, startOrigin } from './nginx.ts';
 import { startNodeFloor } from './node-floor.ts';
 import { summariseProfiles, type Window } from './profile.ts';
@@ -36,6 +36,7 @@ const { values: flags } = parseArgs({
     'flood-rate': { type: 'string', default: '1000' },
     'legit-rate': { type: 'string', default: '200' },
     'legit-connections': { type: 'string', default: '4' },
+    'flood-rounds': { type: 'string', default: '5' },
     scenarios: { type: 'string', default: allScenarios.join(',') },
     subject: { type: 'string', default: 'edgeplane' },
     'cpu-prof': { type: 'string' },
@@ -51,12 +52,15 @@ const blacklistSize = Number(flags.blacklist);
 const floodRate = Number(flags['flood-rate']);
 const legitRate = Number(flags['legit-rate']);
 const legitConnections = Number(flags['legit-connections']);
+const floodRounds = Number(flags['flood-rounds']);
+/** Seconds of each flood round's two halves (wrk takes whole seconds). */
+const roundS = Math.max(1, Math.round(durationS / floodRounds));
 const scenarios = flags.scenarios.split(',');
 const profiledScenarios = flags['cpu-prof-scenarios'].split(',');
 const subject = flags.subject;
 const cpuProfDir = flags['cpu-prof'] === undefined ? undefined : path.resolve(flags['cpu-prof']);
 if (
-  ![durationS, connections, abConcurrency, workers, blacklistSize, floodRate, legitRate, legitConnections].every((n) => Number.isInteger(n) && n > 0) ||
+  ![durationS, connections, abConcurrency, workers, blacklistSize, floodRate, legitRate, legitConnections, floodRounds].every((n) => Number.isInteger(n) && n > 0) ||
   !(warmupS >= 0) ||
   blacklistSize < 2 ||
   floodRate > 100_000 ||
@@ -66,7 +70,7 @@ if (
 ) {
   console.error(
     'usage: node bench/proxy/run.ts [--duration 10] [--warmup 2] [--connections 64] [--ab-concurrency 16] [--workers 1] [--blacklist 1000]\n' +
-      '                              [--flood-rate 1000] [--legit-rate 200] [--legit-connections 4] [--scenarios 1,2,3,4,4r,5]\n' +
+      '                              [--flood-rate 1000] [--legit-rate 200] [--legit-connections 4] [--flood-rounds 5] [--scenarios 1,2,3,4,4r,5]\n' +
       '                              [--subject edgeplane|nginx|node-floor] [--cpu-prof DIR] [--cpu-prof-scenarios 1]\n' +
       '--legit-rate must stay below --flood-rate (the rule the legitimate client must never trip); --flood-rate at most 100000.',
   );
@@ -139,15 +143,25 @@ interface FloodFigures {
   flood: LoadRun;
 }
 
+/**
+ * `floodRounds` rounds, each the legitimate client alone then during the flood, for a share of
+ * `durationS` each: bursts of other load on the shared machine then fall on both conditions alike
+ * rather than on whichever ran at the time.
+ */
 async function floodScenario(server: ProxyServer, resources: BenchResources): Promise<FloodFigures> {
   const { flood } = resources;
-  const legit = () => pacedClientProcess({ port: server.httpPort, host: flood.name, localAddress: '127.0.0.2', connections: legitConnections, rate: legitRate, seconds: durationS });
-  const alone = await legit();
-  const [flooded, floodRun] = await Promise.all([
-    legit(),
-    wrk({ url: `http://${flood.name}:${server.httpPort}/`, connections, seconds: durationS, cpus: clientCpus, serverPid: server.pid, dir: tmp }),
-  ]);
-  return { alone, flooded, flood: floodRun };
+  const seconds = roundS;
+  const legit = () => pacedClientProcess({ port: server.httpPort, host: flood.name, localAddress: '127.0.0.2', connections: legitConnections, rate: legitRate, seconds });
+  const alone: PacedResult[] = [];
+  const flooded: PacedResult[] = [];
+  const floodRuns: LoadRun[] = [];
+  for (let round = 0; round < floodRounds; round++) {
+    alone.push(await legit());
+    const [during, floodRun] = await Promise.all([legit(), wrk({ url: `http://${flood.name}:${server.httpPort}/`, connections, seconds, cpus: clientCpus, serverPid: server.pid, dir: tmp })]);
+    flooded.push(during);
+    floodRuns.push(floodRun);
+  }
+  return { alone: mergePaced(alone), flooded: mergePaced(flooded), flood: mergeRuns(floodRuns) };
 }
 
 interface ServerFigures {
@@ -203,7 +217,8 @@ function printFloodTable(figures: ServerFigures[], resources: BenchResources): v
   const refused = (p: PacedResult) => [...p.refused.values()].reduce((a, b) => a + b, 0);
   printTable(
     `5. Flood: wrk -t1 -c${connections} from 127.0.0.1 against ${resources.flood.name} (rate rule ${floodRate}/s per address), ` +
-      `while a legitimate client (Node, ${clientPriority()}) sends ${legitRate}/s from 127.0.0.2 on ${legitConnections} keep-alive connections; ${durationS} s alone, then ${durationS} s during the flood`,
+      `while a legitimate client (Node, ${clientPriority()}) sends ${legitRate}/s from 127.0.0.2 on ${legitConnections} keep-alive connections; ` +
+      `${floodRounds} rounds of ${roundS} s alone then ${roundS} s during the flood (legitimate percentiles over all rounds' requests; the flood's latencies from its worst round)`,
     ['', figures[0]!.server.name, figures[1]!.server.name, 'ratio'],
     [
       line('legitimate p50 ms, alone', (f) => f.alone.p50Ms, fmt.fixed(2)),
@@ -225,24 +240,17 @@ function printFloodTable(figures: ServerFigures[], resources: BenchResources): v
   }
 }
 
-async function profileRun(resources: BenchResources, dataDir: string, scenario: Scenario, taken: Set<number>): Promise<void> {
+/** Runs `scenario` against a fresh subject process started with `start(nodeArgs)` under --cpu-prof, and prints where its time went. */
+async function profileRun(start: (nodeArgs: string[]) => Promise<ProxyServer>, scenario: Scenario): Promise<void> {
   const dir = path.join(cpuProfDir!, `scenario-${scenario.id}`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  const server = await startEdgeplaneProxy({
-    dataDir,
-    httpPort: await freePort(taken),
-    httpsPort: await freePort(taken),
-    workers,
-    cpus: proxyCpus,
-    readyHost: resources.plain.name,
-    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
-  });
+  const server = await start(['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   running.add(server);
   let run: LoadRun;
   let window: Window;
   try {
-    progress(`profile: scenario ${scenario.id} against edgeplane with --cpu-prof (${warmupS} s warm-up, ${durationS} s profiled)`);
+    progress(`profile: scenario ${scenario.id} against ${server.name} with --cpu-prof (${warmupS} s warm-up, ${durationS} s profiled)`);
     if (warmupS > 0) await scenario.run(server, warmupS);
     const fromUs = Number(process.hrtime.bigint() / 1000n);
     run = await scenario.run(server, durationS);
@@ -255,7 +263,7 @@ async function profileRun(resources: BenchResources, dataDir: string, scenario: 
   const requests = run.requests;
   const rows = (list: { label: string; ms: number; share: number }[]) => list.map((e) => [e.label, fmt.num((e.ms * 1000) / requests), `${(e.share * 100).toFixed(1)}%`]);
   printTable(
-    `Where edgeplane's CPU goes in scenario ${scenario.id}: ${fmt.int(requests)} requests in ${durationS} s, ${fmt.int(summary.totalMs)} ms sampled while the thread was not idle ` +
+    `Where ${server.name}'s CPU goes in scenario ${scenario.id}: ${fmt.int(requests)} requests in ${durationS} s, ${fmt.int(summary.totalMs)} ms sampled while the thread was not idle ` +
       `(${fmt.num((summary.totalMs * 1000) / requests)} µs per request: wall time, so it includes waits for a busy core; /proc's CPU time for this run: ${fmt.num(cpuMicrosPerRequest(run))} µs per request, profiler included); ` +
       `self time by function (${summary.files.length} profile(s) in ${dir})`,
     ['function', 'µs/request', 'share'],
@@ -280,16 +288,18 @@ try {
   running.add(origin);
 
   const dataDir = path.join(tmp, 'edgeplane-data');
-  let ours: ProxyServer;
   if (subject === 'edgeplane') {
     fs.mkdirSync(dataDir);
     await createResources(dataDir, allResources(resources), cert);
-    ours = await startEdgeplaneProxy({ dataDir, httpPort: await freePort(taken), httpsPort: await freePort(taken), workers, cpus: proxyCpus, readyHost: resources.plain.name });
-  } else if (subject === 'node-floor') {
-    ours = await startNodeFloor({ httpPort: await freePort(taken), httpsPort: await freePort(taken), originPort: originPorts.primary, certFile: cert.certFile, keyFile: cert.keyFile, cpus: proxyCpus });
-  } else {
-    ours = await startNginxProxy({ resources, cert, httpPort: await freePort(taken), httpsPort: await freePort(taken), workers, cpus: proxyCpus, name: 'nginx (stand-in)' });
   }
+  /** Starts the subject (edgeplane, or what stands in for it) on fresh ports, with extra Node options (Node subjects only). */
+  const startOurs = async (nodeArgs: string[]): Promise<ProxyServer> => {
+    const [httpPort, httpsPort] = [await freePort(taken), await freePort(taken)];
+    if (subject === 'edgeplane') return startEdgeplaneProxy({ dataDir, httpPort, httpsPort, workers, cpus: proxyCpus, readyHost: resources.plain.name, nodeArgs });
+    if (subject === 'node-floor') return startNodeFloor({ httpPort, httpsPort, originPort: originPorts.primary, certFile: cert.certFile, keyFile: cert.keyFile, cpus: proxyCpus, nodeArgs });
+    return startNginxProxy({ resources, cert, httpPort, httpsPort, workers, cpus: proxyCpus, name: 'nginx (stand-in)' });
+  };
+  const ours = await startOurs([]);
   running.add(ours);
   const reference = await startNginxProxy({ resources, cert, httpPort: await freePort(taken), httpsPort: await freePort(taken), workers, cpus: proxyCpus, name: 'nginx' });
   running.add(reference);
@@ -322,7 +332,7 @@ try {
   }
   if (scenarios.includes('5')) {
     for (const f of figures) {
-      progress(`scenario 5: ${f.server.name} (${warmupS} s flood warm-up, ${durationS} s legitimate client alone, ${durationS} s with the flood)`);
+      progress(`scenario 5: ${f.server.name} (${warmupS} s flood warm-up, ${floodRounds} rounds of ${roundS} s legitimate client alone, then with the flood)`);
       try {
         if (warmupS > 0) await wrk({ url: `http://${resources.flood.name}:${f.server.httpPort}/`, connections, seconds: warmupS, cpus: clientCpus, serverPid: f.server.pid, dir: tmp });
         await sleep(500);
@@ -392,10 +402,10 @@ try {
   if (logged.length > 0) console.log(`\nLog lines at warn or above during the run\n${logged.join('\n')}`);
   for (const f of figures) if (f.server.hasExited()) console.log(`${f.server.name} EXITED during the run`);
 
-  if (cpuProfDir !== undefined && subject === 'edgeplane') {
+  if (cpuProfDir !== undefined && subject !== 'nginx') {
     await ours.stop();
     running.delete(ours);
-    for (const scenario of loadScenarios(resources).filter((s) => profiledScenarios.includes(s.id))) await profileRun(resources, dataDir, scenario, taken);
+    for (const scenario of loadScenarios(resources).filter((s) => profiledScenarios.includes(s.id))) await profileRun(startOurs, scenario);
   }
 } catch (e) {
   console.error(e);
