@@ -10,7 +10,8 @@ import { reservedNameProblem } from './dns/reserved-names.ts';
 import { parseNetwork } from './net/networks.ts';
 import { parseTsigKey } from './dns/server/tsig.ts';
 import { applyFaultsEnv, parseApplyFaults, type ApplyFault } from './dns/server/apply-faults.ts';
-import { defaultMaxClients, openFileLimit } from './dns/server/tcp-limits.ts';
+import { defaultMaxClients } from './dns/server/tcp-limits.ts';
+import { openFileLimit, openFileShare } from './net/connection-admission.ts';
 
 export type Compat = 'seed' | 'gcore';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -43,6 +44,34 @@ export interface Config {
   proxyTrusted: string[];
   /** Networks that pass every check of the resources with service_global_whitelist 1. */
   proxyGlobalWhitelist: string[];
+  /** Listeners whose every connection starts with a PROXY protocol header (v1 or v2) from a load balancer. */
+  proxyHttpProxyProtocol: boolean;
+  proxyHttpsProxyProtocol: boolean;
+  /** Client connections the proxy holds at once, over all its threads and both listeners. */
+  proxyMaxConnections: number;
+  /** Of those, from one client address (IPv6: one /64), counted after the PROXY protocol. */
+  proxyMaxConnectionsPerClient: number;
+  /** A request's line and headers, a TLS handshake and a PROXY protocol header must arrive within this. */
+  proxyHeaderTimeoutMs: number;
+  /** A connection without a request in progress is closed after this. */
+  proxyIdleTimeoutMs: number;
+  /** A request body may pause this long, and must average proxyBodyMinRate after it. */
+  proxyBodyTimeoutMs: number;
+  proxyBodyMinRate: number;
+  /** Bytes of a request line and headers (431 over it). */
+  proxyMaxHeaderSize: number;
+  /** Bytes of a request body (413 over it); 0: no limit. */
+  proxyMaxBodySize: number;
+  /** One JSON line per request on standard output. */
+  proxyAccessLog: boolean;
+  /** A redis:// URL: rate-limit counters shared by every proxy node; undefined: each node counts alone. */
+  redisUrl: string | undefined;
+  /** Managed certificates (ssl_type "le") through ACME. */
+  acme: boolean;
+  acmeDirectory: string;
+  acmeEmail: string | undefined;
+  /** A PEM file of CAs trusted for the ACME directory's HTTPS only, besides Node's roots. */
+  acmeCaFile: string | undefined;
   dnsUdpIo: UdpIo;
   /** Addresses and CIDRs that may transfer zones (AXFR/IXFR); empty: none. */
   dnsTransferAllow: string[];
@@ -107,6 +136,9 @@ interface Setting {
   default?: string;
 }
 
+/** Let's Encrypt's production directory. */
+const acmeDirectoryDefault = 'https://acme-v02.api.letsencrypt.org/directory';
+
 /** The settings table; the README's configuration table mirrors it. */
 export const settings = {
   roles: {
@@ -164,6 +196,97 @@ export const settings = {
     env: 'EDGEPLANE_PROXY_GLOBAL_WHITELIST',
     flag: 'proxy-global-whitelist',
     description: 'Comma-separated addresses or CIDRs that pass every check of the resources with service_global_whitelist 1 (monitoring, the operator\'s office)',
+  },
+  proxyHttpProxyProtocol: {
+    env: 'EDGEPLANE_PROXY_HTTP_PROXY_PROTOCOL',
+    flag: 'proxy-http-proxy-protocol',
+    description: '1: every connection to the plain-HTTP listener starts with a PROXY protocol header (v1 or v2) naming the client, as a load balancer sends it; connections without one are closed',
+    default: '0',
+  },
+  proxyHttpsProxyProtocol: {
+    env: 'EDGEPLANE_PROXY_HTTPS_PROXY_PROTOCOL',
+    flag: 'proxy-https-proxy-protocol',
+    description: '1: the same for the HTTPS listener (the header comes before the TLS handshake)',
+    default: '0',
+  },
+  proxyMaxConnections: {
+    env: 'EDGEPLANE_PROXY_MAX_CONNECTIONS',
+    flag: 'proxy-max-connections',
+    description: 'Client connections the proxy holds at once, over all its threads and both listeners; more are reset at once. Each may need an origin connection too: keep it well below the open-file limit (ulimit -n); unset: a quarter of that limit, at most 50000',
+  },
+  proxyMaxConnectionsPerClient: {
+    env: 'EDGEPLANE_PROXY_MAX_CONNECTIONS_PER_CLIENT',
+    flag: 'proxy-max-connections-per-client',
+    description: 'Of those, connections from one client (an IPv4 address or an IPv6 /64; behind a load balancer, the client its PROXY protocol header names)',
+    default: '256',
+  },
+  proxyHeaderTimeout: {
+    env: 'EDGEPLANE_PROXY_HEADER_TIMEOUT',
+    flag: 'proxy-header-timeout',
+    description: 'A request\'s line and headers, a TLS handshake and a PROXY protocol header must each arrive within this (seconds, or with an ms/s/m suffix); slower clients get 408 and are disconnected',
+    default: '20s',
+  },
+  proxyIdleTimeout: {
+    env: 'EDGEPLANE_PROXY_IDLE_TIMEOUT',
+    flag: 'proxy-idle-timeout',
+    description: 'A client connection without a request in progress (HTTP/1.1 keep-alive, an HTTP/2 session) is closed after this (seconds, or with an ms/s/m suffix)',
+    default: '30s',
+  },
+  proxyBodyTimeout: {
+    env: 'EDGEPLANE_PROXY_BODY_TIMEOUT',
+    flag: 'proxy-body-timeout',
+    description: 'A request body may pause this long (seconds, or with an ms/s/m suffix), and after its first this-long must average EDGEPLANE_PROXY_BODY_MIN_RATE; slower bodies are cut (408)',
+    default: '30s',
+  },
+  proxyBodyMinRate: {
+    env: 'EDGEPLANE_PROXY_BODY_MIN_RATE',
+    flag: 'proxy-body-min-rate',
+    description: 'Bytes a second a request body must average once EDGEPLANE_PROXY_BODY_TIMEOUT has passed (Apache mod_reqtimeout\'s MinRate)',
+    default: '500',
+  },
+  proxyMaxHeaderSize: {
+    env: 'EDGEPLANE_PROXY_MAX_HEADER_SIZE',
+    flag: 'proxy-max-header-size',
+    description: 'Bytes of a request\'s line and headers (HTTP/2: its header list), or with a k suffix; larger requests get 431',
+    default: '32k',
+  },
+  proxyMaxBodySize: {
+    env: 'EDGEPLANE_PROXY_MAX_BODY_SIZE',
+    flag: 'proxy-max-body-size',
+    description: 'Bytes of a request body, or with a k/m/g suffix; larger bodies get 413 (declared) or are cut (chunked); 0: no limit',
+    default: '100m',
+  },
+  proxyAccessLog: {
+    env: 'EDGEPLANE_PROXY_ACCESS_LOG',
+    flag: 'proxy-access-log',
+    description: '1: one JSON line per proxied request on standard output (never the query string or credentials; lines are dropped, and counted, when the output cannot keep up); 0: none',
+    default: '1',
+  },
+  redisUrl: {
+    env: 'EDGEPLANE_REDIS_URL',
+    flag: 'redis-url',
+    description: 'redis:// (or rediss://) URL of a Redis every proxy node shares its rate-limit counters through; unset: each node counts alone (docs/proxy.md)',
+  },
+  acme: {
+    env: 'EDGEPLANE_ACME',
+    flag: 'acme',
+    description: 'Managed certificates for resources with ssl_type "le", issued and renewed through ACME by the proxy role: 1 or 0; unset: on when EDGEPLANE_ACME_DIRECTORY is set',
+  },
+  acmeDirectory: {
+    env: 'EDGEPLANE_ACME_DIRECTORY',
+    flag: 'acme-directory',
+    description: 'The ACME directory URL certificates are ordered from; setting it agrees to that CA\'s terms of service',
+    default: acmeDirectoryDefault,
+  },
+  acmeEmail: {
+    env: 'EDGEPLANE_ACME_EMAIL',
+    flag: 'acme-email',
+    description: 'Contact e-mail of the ACME account; unset: none',
+  },
+  acmeCaFile: {
+    env: 'EDGEPLANE_ACME_CA_FILE',
+    flag: 'acme-ca-file',
+    description: 'A PEM file of CA certificates trusted, besides the usual roots, for the ACME directory\'s own HTTPS only (a test CA such as pebble\'s)',
   },
   dnsUdpIo: {
     env: 'EDGEPLANE_DNS_UDP_IO',
@@ -359,6 +482,12 @@ export function loadConfig(
     const value = typeof flag === 'string' ? flag : env[s.env];
     return value === undefined || value === '' ? s.default : value;
   };
+  /** Set by the operator, not defaulted. */
+  const given = (name: SettingName): boolean => {
+    const s: Setting = settings[name];
+    const flag = flags[s.flag];
+    return (typeof flag === 'string' ? flag : env[s.env] ?? '') !== '';
+  };
   const check = <T>(name: SettingName, parse: (v: string) => T, fallback: T): T => {
     const value = raw(name);
     if (value === undefined) return fallback;
@@ -382,6 +511,23 @@ export function loadConfig(
     proxyAllowPrivateOrigins: check('proxyAllowPrivateOrigins', parseFlag, false),
     proxyTrusted: check('proxyTrusted', parseNetworkList, []),
     proxyGlobalWhitelist: check('proxyGlobalWhitelist', parseNetworkList, []),
+    proxyHttpProxyProtocol: check('proxyHttpProxyProtocol', parseFlag, false),
+    proxyHttpsProxyProtocol: check('proxyHttpsProxyProtocol', parseFlag, false),
+    proxyMaxConnections: check('proxyMaxConnections', parseConnectionCap, openFileShare(0.25, 50_000)),
+    proxyMaxConnectionsPerClient: check('proxyMaxConnectionsPerClient', (v) => integerIn(v, 1, 1_000_000), 256),
+    proxyHeaderTimeoutMs: check('proxyHeaderTimeout', (v) => millisecondsIn(v, 100, 3_600_000), 20_000),
+    proxyIdleTimeoutMs: check('proxyIdleTimeout', (v) => millisecondsIn(v, 100, 3_600_000), 30_000),
+    proxyBodyTimeoutMs: check('proxyBodyTimeout', (v) => millisecondsIn(v, 100, 3_600_000), 30_000),
+    proxyBodyMinRate: check('proxyBodyMinRate', (v) => integerIn(v, 1, 1_000_000_000), 500),
+    proxyMaxHeaderSize: check('proxyMaxHeaderSize', (v) => sizeIn(v, 1024, 1024 * 1024), 32 * 1024),
+    proxyMaxBodySize: check('proxyMaxBodySize', (v) => sizeIn(v, 0, 2 ** 50), 100 * 1024 * 1024),
+    proxyAccessLog: check('proxyAccessLog', parseFlag, true),
+    redisUrl: check('redisUrl', parseRedisUrl, undefined),
+    // Never on by accident: without a directory of its own choosing, an operator turns it on.
+    acme: check('acme', parseFlag, given('acmeDirectory')),
+    acmeDirectory: check('acmeDirectory', parseHttpsUrl, acmeDirectoryDefault),
+    acmeEmail: check('acmeEmail', parseEmail, undefined),
+    acmeCaFile: check('acmeCaFile', parseReadableFile, undefined),
     dnsUdpIo: check('dnsUdpIo', (v) => oneOf(v, ['auto', 'batched', 'dgram'] as const), 'auto'),
     dnsTransferAllow: check('dnsTransferAllow', parseNetworkList, []),
     dnsNotify: check('dnsNotify', parseNotifyTargets, []),
@@ -390,7 +536,7 @@ export function loadConfig(
     dnsCatalog: check('dnsCatalog', canonicalName, undefined),
     dnsRrl: check('dnsRrl', (v) => integerIn(v, 0, 1_000_000), 0),
     dnsRrlSlip: check('dnsRrlSlip', (v) => integerIn(v, 0, 10), 2),
-    dnsTcpMaxClients: check('dnsTcpMaxClients', parseTcpMaxClients, defaultMaxClients()),
+    dnsTcpMaxClients: check('dnsTcpMaxClients', parseConnectionCap, defaultMaxClients()),
     dnsTcpMaxPerClient: check('dnsTcpMaxPerClient', (v) => integerIn(v, 1, 1_000_000), 64),
     dnsTcpIdleTimeoutSeconds: check('dnsTcpIdleTimeout', (v) => durationIn(v, 1, 3600), 10),
     dnsTcpMaxPipelined: check('dnsTcpMaxPipelined', (v) => integerIn(v, 1, 65_535), 100),
@@ -465,6 +611,17 @@ function parseNetworkList(value: string): string[] {
   });
 }
 
+function parseRedisUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error('not a URL; expected redis://[:password@]host:port[/db]');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error(`only redis:// and rediss:// URLs are supported, got "${url.protocol}//"`);
+  return value;
+}
+
 function parseNsid(value: string): string {
   if (!/^[\x21-\x7e]{1,128}$/.test(value)) throw new Error('expected 1 to 128 printable ASCII characters without spaces');
   return value;
@@ -496,6 +653,17 @@ function parseDatabaseUrl(value: string): string {
     throw new Error(`only postgres:// URLs are supported, got "${url.protocol}//"`);
   }
   return value;
+}
+
+function parseHttpsUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`not a URL: "${value}"`);
+  }
+  if (url.protocol !== 'https:') throw new Error(`expected an https:// URL, got "${value}"`);
+  return url.toString();
 }
 
 export function parseEmail(value: string): string {
@@ -539,11 +707,31 @@ function integerIn(value: string, low: number, high: number): number {
 
 
 /** Below the open-file limit where it is known: at that many connections nothing else could open a file. */
-function parseTcpMaxClients(value: string): number {
+function parseConnectionCap(value: string): number {
   const limit = openFileLimit();
   const n = integerIn(value, 1, 1_000_000);
   if (limit !== undefined && n >= limit) throw new Error(`${value} is not below this process's open-file limit (${String(limit)})`);
   return n;
+}
+
+const millisecondUnits: Record<string, number> = { '': 1000, ms: 1, s: 1000, m: 60_000 };
+
+/** `20` and `20s` are seconds; `500ms` and `2m` as they say. */
+function millisecondsIn(value: string, low: number, high: number): number {
+  const match = /^(\d+)(ms|s|m)?$/.exec(value.trim());
+  const ms = match ? Number(match[1]) * (millisecondUnits[match[2] ?? ''] ?? 1000) : NaN;
+  if (!Number.isSafeInteger(ms) || ms < low || ms > high) throw new Error(`expected ${String(low)} ms to ${String(high / 1000)} s, such as 20, 20s or 500ms, got "${value}"`);
+  return ms;
+}
+
+const sizeUnits: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+/** Bytes: `1048576`, `1024k`, `1m`, `1g` (binary multiples, either case). */
+function sizeIn(value: string, low: number, high: number): number {
+  const match = /^(\d+)([kmg]?)$/.exec(value.trim().toLowerCase());
+  const bytes = match ? Number(match[1]) * (sizeUnits[match[2] ?? ''] ?? 1) : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < low || bytes > high) throw new Error(`expected ${String(low)} to ${String(high)} bytes, such as 65536, 64k or 100m, got "${value}"`);
+  return bytes;
 }
 
 function durationIn(value: string, low: number, high: number): number {

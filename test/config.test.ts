@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { openFileLimit } from '../src/dns/server/tcp-limits.ts';
+import { openFileLimit } from '../src/net/connection-admission.ts';
 import { mainScript } from './support/service.ts';
 
 const run = promisify(execFile);
@@ -59,10 +59,11 @@ describe('configuration', () => {
           EDGEPLANE_DNS_TCP_MAX_PER_CLIENT: 'many',
           EDGEPLANE_DNS_TCP_IDLE_TIMEOUT: '0',
           EDGEPLANE_DNS_TCP_MAX_PIPELINED: '70000',
+          EDGEPLANE_REDIS_URL: 'http://127.0.0.1:6379',
         }),
       (e: unknown) => {
         assert.ok(e instanceof ConfigError);
-        for (const name of ['API_LISTEN', 'DATABASE_URL', 'COMPAT', 'LOG_LEVEL', 'ACCESS_TOKEN_TTL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'DNS_UDP_IO', 'DNS_TRANSFER_ALLOW', 'DNS_NOTIFY', 'DNS_NSID', 'DNS_CATALOG', 'DNS_RRL', 'DNS_RRL_SLIP', 'DNS_TCP_MAX_CLIENTS', 'DNS_TCP_MAX_PER_CLIENT', 'DNS_TCP_IDLE_TIMEOUT', 'DNS_TCP_MAX_PIPELINED']) {
+        for (const name of ['API_LISTEN', 'DATABASE_URL', 'COMPAT', 'LOG_LEVEL', 'ACCESS_TOKEN_TTL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'DNS_UDP_IO', 'DNS_TRANSFER_ALLOW', 'DNS_NOTIFY', 'DNS_NSID', 'DNS_CATALOG', 'DNS_RRL', 'DNS_RRL_SLIP', 'DNS_TCP_MAX_CLIENTS', 'DNS_TCP_MAX_PER_CLIENT', 'DNS_TCP_IDLE_TIMEOUT', 'DNS_TCP_MAX_PIPELINED', 'REDIS_URL']) {
           assert.match(e.message, new RegExp(`EDGEPLANE_${name} \\(--`), name);
         }
         return true;
@@ -80,6 +81,22 @@ describe('configuration', () => {
     if (limit !== undefined) {
       assert.throws(() => loadConfig({ EDGEPLANE_DNS_TCP_MAX_CLIENTS: String(limit) }), /EDGEPLANE_DNS_TCP_MAX_CLIENTS \(--dns-tcp-max-clients\): \d+ is not below this process's open-file limit/);
     }
+  });
+
+  test('managed certificates: off unless a directory is given or EDGEPLANE_ACME says so; https directories only', () => {
+    const fresh = loadConfig({});
+    assert.equal(fresh.acme, false, 'a fresh install talks to no CA');
+    assert.equal(fresh.acmeDirectory, 'https://acme-v02.api.letsencrypt.org/directory');
+    assert.equal(loadConfig({ EDGEPLANE_ACME: '1' }).acme, true);
+    const staging = loadConfig({ EDGEPLANE_ACME_DIRECTORY: 'https://acme-staging-v02.api.letsencrypt.org/directory', EDGEPLANE_ACME_EMAIL: 'Ops@Example.com' });
+    assert.equal(staging.acme, true);
+    assert.equal(staging.acmeEmail, 'ops@example.com');
+    assert.equal(loadConfig({ EDGEPLANE_ACME_DIRECTORY: 'https://ca.example/dir', EDGEPLANE_ACME: '0' }).acme, false);
+    assert.throws(() => loadConfig({ EDGEPLANE_ACME_DIRECTORY: 'http://ca.example/dir', EDGEPLANE_ACME_CA_FILE: '/no/such/file.pem' }), (e: Error) => {
+      assert.match(e.message, /EDGEPLANE_ACME_DIRECTORY \(--acme-directory\): expected an https:\/\/ URL/);
+      assert.match(e.message, /EDGEPLANE_ACME_CA_FILE \(--acme-ca-file\): cannot read/);
+      return true;
+    });
   });
 
   test('the process refuses to start on a bad value, with exit code 2 and a clear message', async () => {

@@ -3,6 +3,7 @@
 import type { Principal } from '../accounts/principal.ts';
 import { ApiError, conflict, invalid, notFound } from '../errors.ts';
 import { notifyResourceChange, type ResourceChange } from '../events/change-feed.ts';
+import { deleteAcmeAttempt } from '../store/acme.ts';
 import type { Db } from '../store/database.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import {
@@ -43,7 +44,9 @@ function tlsColumns(ctx: SecurityContext, input: ResourceInput, current: Resourc
     return {};
   }
   if (tls.type === 'none') return { ssl_type: null, ssl_crt: null, ssl_key_sealed: null, ssl_expire: 0 };
-  if (tls.type === 'le') return { ssl_type: 'le', ssl_crt: null, ssl_key_sealed: null, ssl_expire: 0 };
+  // A resource that already asks for a managed certificate keeps the one it was issued: a client
+  // that GETs and PUTs back must not send the proxy back to the CA (and HTTPS down meanwhile).
+  if (tls.type === 'le') return current?.ssl_type === 'le' ? {} : { ssl_type: 'le', ssl_crt: null, ssl_key_sealed: null, ssl_expire: 0 };
   const crt = tls.crt ?? current?.ssl_crt ?? undefined;
   if (crt === undefined) throw invalid('a custom certificate needs service_ssl_crt', { service_ssl_crt: 'required with ssl_type "custom"' });
   // A renewed certificate for the same key may be sent without the key again.
@@ -127,6 +130,8 @@ export async function replaceResource(ctx: SecurityContext, caller: Principal, i
     const old = (await resourceDetails(tx, [id])).get(id) ?? emptyDetails;
     await updateResourceRow(tx, id, { name: input.name, settings: JSON.stringify(input.settings), ...tls, updated_at: new Date().toISOString() });
     await replaceLists(tx, id, input.name, lists(input), old);
+    // Turned (back) to a managed certificate: ordered at once, whatever failed before.
+    if ('ssl_type' in tls && tls.ssl_type === 'le') await deleteAcmeAttempt(tx, id);
     return id;
   });
   return getResource(ctx, caller, id);

@@ -22,7 +22,8 @@ function leafOf(chain: string | null): X509Certificate | undefined {
  */
 export function resourceView(resource: ResourceRow, details: ResourceDetails, released: string[], serviceIp: string, shape: 'single' | 'list') {
   const settings: Settings = { ...settingDefaults, ...(JSON.parse(resource.settings) as Partial<Settings>) };
-  const leaf = resource.ssl_type === 'custom' ? leafOf(resource.ssl_crt) : undefined;
+  // A custom certificate or a managed one ACME issued: an alias it does not cover shows 0.
+  const leaf = resource.ssl_type === 'custom' || resource.ssl_type === 'le' ? leafOf(resource.ssl_crt) : undefined;
   const enabled = settings.service_enable === 1;
   const view = {
     id: resource.id,

@@ -195,6 +195,36 @@ export interface ZoneCatalogTable {
   serial: number;
 }
 
+export interface AcmeAccountsTable {
+  /** The ACME directory URL: one account per CA. */
+  directory: string;
+  key_sealed: string;
+  url: string | null;
+  created_at: string;
+}
+
+export interface AcmeChallengesTable {
+  token: string;
+  resource_id: number;
+  host: string;
+  key_authorization: string;
+  expires_at: string;
+}
+
+export interface AcmeAttemptsTable {
+  resource_id: number;
+  hosts: string;
+  failures: number;
+  retry_at: string;
+  error: string;
+}
+
+export interface AcmeLeaseTable {
+  name: string;
+  holder: string;
+  expires_at: string;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   users: UsersTable;
@@ -214,4 +244,8 @@ export interface Tables {
   resource_access_lists: ResourceAccessListsTable;
   zone_catalog: ZoneCatalogTable;
   zone_version: ZoneVersionTable;
+  acme_accounts: AcmeAccountsTable;
+  acme_challenges: AcmeChallengesTable;
+  acme_attempts: AcmeAttemptsTable;
+  acme_lease: AcmeLeaseTable;
 }

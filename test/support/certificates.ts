@@ -92,3 +92,33 @@ export function encryptedKey(key: string, passphrase = 'test passphrase'): strin
 export function pemBodyLines(pem: string): string[] {
   return pem.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('-----'));
 }
+
+export interface CertificateChain extends KeyPair {
+  /** The leaf, then the intermediate: what a server sends. */
+  chain: string;
+  /** The self-signed root (not in `chain`): what a client trusts. */
+  root: string;
+  intermediate: string;
+}
+
+/**
+ * A root → intermediate → leaf chain (EC P-256) for `names` (DNS subject alternative names; IP
+ * addresses become IP names), valid from now for 30 days.
+ */
+export function certificateChain(names: string[]): CertificateChain {
+  const [first] = names;
+  if (first === undefined) throw new Error('certificateChain needs a name');
+  const altNames = names.map((n) => (/^[0-9.]+$|:/.test(n) ? `IP:${n}` : `DNS:${n}`)).join(',');
+  return inTempDir((openssl, file) => {
+    fs.writeFileSync(file('ca.ext'), 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n');
+    fs.writeFileSync(file('leaf.ext'), `subjectAltName=${altNames}\nauthorityKeyIdentifier=keyid\nextendedKeyUsage=serverAuth\n`);
+    openssl('req', '-x509', ...P256, '-nodes', '-keyout', 'root.key', '-out', 'root.crt', '-subj', '/CN=edgeplane test root', '-days', '30',
+      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    openssl('req', '-new', ...P256, '-nodes', '-keyout', 'inter.key', '-out', 'inter.csr', '-subj', '/CN=edgeplane test intermediate');
+    openssl('x509', '-req', '-in', 'inter.csr', '-CA', 'root.crt', '-CAkey', 'root.key', '-set_serial', '2', '-days', '30', '-extfile', 'ca.ext', '-out', 'inter.crt');
+    openssl('req', '-new', ...P256, '-nodes', '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', `/CN=${first}`);
+    openssl('x509', '-req', '-in', 'leaf.csr', '-CA', 'inter.crt', '-CAkey', 'inter.key', '-set_serial', '3', '-days', '30', '-extfile', 'leaf.ext', '-out', 'leaf.crt');
+    const read = (name: string) => fs.readFileSync(file(name), 'utf8');
+    return { crt: read('leaf.crt'), key: read('leaf.key'), chain: read('leaf.crt') + read('inter.crt'), root: read('root.crt'), intermediate: read('inter.crt') };
+  });
+}

@@ -5,7 +5,8 @@ import net from 'node:net';
 import type { ListenAddress } from '../../config.ts';
 import { answer } from './listener.ts';
 import { serveConnection, type TcpReply, type TimeoutReason } from './tcp-connection.ts';
-import { TcpAdmission, type Refusal, type TcpLimits } from './tcp-limits.ts';
+import { ConnectionAdmission, type Refusal } from '../../net/connection-admission.ts';
+import type { TcpLimits } from './tcp-limits.ts';
 
 /** Over TCP one query may have several messages in reply (a zone transfer). */
 export type TcpHandler = (message: Buffer, source: string) => TcpReply;
@@ -31,7 +32,7 @@ export interface TcpOptions {
 
 export function listenTcp(address: ListenAddress, handler: TcpHandler, onError: (e: unknown) => void, options: TcpOptions): Promise<TcpListener> {
   const sockets = new Set<net.Socket>();
-  const admission = new TcpAdmission(options.limits);
+  const admission = new ConnectionAdmission(options.limits);
   const { events } = options;
   const onTimeout = (reason: TimeoutReason) => events.timedOut(reason);
   const server = net.createServer({ allowHalfOpen: true }, (socket) => {

@@ -11,6 +11,10 @@ export type ProxyRequest = IncomingMessage | Http2ServerRequest;
  */
 export interface ProxyResponse extends Writable {
   readonly headersSent: boolean;
+  /** The status answered (200 until writeHead says otherwise), for the metrics and the access log. */
+  readonly statusCode: number;
+  /** The request it answers. */
+  readonly req: ProxyRequest;
   writeHead(statusCode: number, headers?: OutgoingHttpHeaders): this;
 }
 

@@ -11,9 +11,9 @@ import { secureContextOf } from './tls/secure-contexts.ts';
 
 export interface ServedResource {
   policy: ResourcePolicy;
-  /** Whitelist, blacklist, geo, methods, rate rules and challenges, in that order. */
+  /** HSTS, whitelist, blacklist, geo, methods, challenges and rate rules, in that order. */
   guards: Step[];
-  /** Redirects and the headers added to every answer (HSTS). */
+  /** The redirects to HTTPS and from www. */
   rewrites: Step[];
   origins: OriginSet;
   /** Undefined: no certificate, so no HTTPS for its names. */

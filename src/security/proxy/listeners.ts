@@ -1,30 +1,37 @@
 // The proxy's two listeners, each opened with SO_REUSEPORT so that every proxy thread accepts on
 // the same ports: plain HTTP, and HTTPS choosing the certificate by SNI (h2 by ALPN, HTTP/1.1 too).
 import http from 'node:http';
-import http2 from 'node:http2';
-import type { Server, Socket } from 'node:net';
+import type { Http2SecureServer } from 'node:http2';
+import type { Server } from 'node:net';
 import type { ListenAddress } from '../../config.ts';
 import type { HostTable } from './host-table.ts';
 import type { RequestHandler } from './request-pipeline.ts';
+import { httpServerOptions, type ProxyLimits } from './server-limits.ts';
+import { createHttpsListener } from './tls/https-listener.ts';
 
-export function httpListener(handler: RequestHandler): Server {
-  return http.createServer({ keepAliveTimeout: 30_000, headersTimeout: 20_000, requestTimeout: 300_000 }, handler);
+export function httpListener(handler: RequestHandler, limits: ProxyLimits): Server {
+  return http.createServer(httpServerOptions(limits), handler);
 }
 
-export function httpsListener(table: HostTable, handler: RequestHandler): Server {
-  return http2.createSecureServer(
-    {
-      allowHTTP1: true,
-      minVersion: 'TLSv1.2',
-      // An unknown name, or a resource without a certificate: the handshake fails; never another site's certificate.
-      SNICallback: (servername, done) => {
-        const context = table.find(servername.toLowerCase())?.secureContext;
-        if (context === undefined) done(new Error(`no certificate for ${servername}`));
-        else done(null, context);
-      },
+/**
+ * HTTPS (tls/https-listener.ts): an unknown name, or a resource without a certificate, fails the
+ * handshake; never another site's certificate. `ticketKeys`: shared by the process's threads.
+ */
+export function httpsListener(table: HostTable, handler: RequestHandler, ticketKeys: Buffer, limits: ProxyLimits): Http2SecureServer {
+  return createHttpsListener({
+    contextFor: (servername) => table.find(servername)?.secureContext,
+    http2For: (servername) => table.find(servername)?.policy.settings.service_http2 === 1,
+    onRequest: handler,
+    ticketKeys,
+    // As the plain listener's (server-limits.ts): no whole-request timeout, the body's pace is bounded instead.
+    limits: {
+      handshakeTimeoutMs: limits.headerTimeoutMs,
+      headersTimeoutMs: limits.headerTimeoutMs,
+      keepAliveTimeoutMs: limits.idleTimeoutMs,
+      requestTimeoutMs: 0,
+      maxHeaderSize: limits.maxHeaderSize,
     },
-    handler,
-  );
+  });
 }
 
 /** Listens (shared with the other threads) and resolves to the port actually bound. */
@@ -37,21 +44,4 @@ export function listenShared(server: Server, address: ListenAddress): Promise<nu
       resolve(typeof bound === 'object' && bound !== null ? bound.port : address.port);
     });
   });
-}
-
-/**
- * Stops accepting and closes every connection: keep-alive connections would hold close() open, and
- * in-flight requests are cut (the service is stopping). Call before listening.
- */
-export function closableServer(server: Server): () => Promise<void> {
-  const open = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  });
-  return () =>
-    new Promise((resolve) => {
-      server.close(() => resolve());
-      for (const socket of open) socket.destroy();
-    });
 }

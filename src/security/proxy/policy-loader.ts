@@ -2,6 +2,7 @@
 // thread does it once at start, again for each changed resource, and in full when ownership may have
 // moved (a zone was created or deleted) or the store changed behind its back.
 import type { Sealer } from '../../crypto/sealed.ts';
+import { acmeChallengesOf } from '../../store/acme.ts';
 import type { Db } from '../../store/database.ts';
 import { listResourcesById, listAllResources, resourceDetails, type ResourceDetails, type ResourceRow } from '../../store/resources.ts';
 import { releasedHosts } from '../host-ownership.ts';
@@ -14,8 +15,15 @@ export async function loadPolicies(db: Db, sealer: Sealer, ids?: number[]): Prom
   const resources = ids === undefined ? await listAllResources(db) : await listResourcesById(db, ids);
   const details = await resourceDetails(db, resources.map((r) => r.id));
   const released = await releasedHosts(db, resources, details);
+  const challenges = await acmeChallengesOf(db, resources.map((r) => r.id), new Date().toISOString());
   const none: ResourceDetails = { aliases: [], origins: [], rules: [], lists: [] };
-  return resources.map((r) => policyOf(r, details.get(r.id) ?? none, released.get(r.id) ?? [], sealer));
+  return resources.map((r) => {
+    const policy = policyOf(r, details.get(r.id) ?? none, released.get(r.id) ?? [], sealer);
+    const pending = challenges.get(r.id);
+    // Absent rather than empty: a policy without challenges is the same JSON before and after an order.
+    if (pending !== undefined) policy.acmeChallenges = pending.map((c) => ({ token: c.token, keyAuthorization: c.key_authorization }));
+    return policy;
+  });
 }
 
 /** `10.0.0.1:8080` → host 10.0.0.1, port 8080; `[2001:db8::1]:443`; `origin.example`. */

@@ -37,6 +37,12 @@ export interface TlsPolicy {
   expires: number;
 }
 
+/** An HTTP-01 answer the CA is about to fetch from one of the resource's names (tls/acme-manager.ts). */
+export interface AcmeChallenge {
+  token: string;
+  keyAuthorization: string;
+}
+
 export interface ResourcePolicy {
   id: number;
   accountId: number;
@@ -55,4 +61,6 @@ export interface ResourcePolicy {
   tls: TlsPolicy | undefined;
   /** Whether ACME should get (or renew) a certificate for it: ssl_type `le`. */
   wantsManagedCertificate: boolean;
+  /** HTTP-01 answers pending for its names while an ACME order is validated; absent the rest of the time. */
+  acmeChallenges?: AcmeChallenge[];
 }

@@ -4,7 +4,7 @@
 // goes (which hosts a resource holds may move with it), and in full when a periodic look at the
 // store finds it changed behind our back (another process on the same SQLite file, a lost NOTIFY).
 // A change is acknowledged once every thread serves it: the API answers a write after that.
-import { hkdfSync } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -13,11 +13,16 @@ import type { Config, LogLevel } from '../../config.ts';
 import type { Sealer } from '../../crypto/sealed.ts';
 import { notifyChannel, resourceChannel, type ChangeFeed, type ResourceChange, type ZoneChange } from '../../events/change-feed.ts';
 import type { Metrics } from '../../metrics.ts';
+import { sharedCaps } from '../../net/connection-admission.ts';
 import type { Store } from '../../store/database.ts';
+import { fdDestination, streamDestination } from './access-log.ts';
 import { loadPolicies } from './policy-loader.ts';
 import { startProxyServer, type PolicyUpdate } from './proxy-server.ts';
 import { spawnProxyThread, type ProxyThread } from './proxy-threads.ts';
+import type { AccessLogTarget } from './worker-main.ts';
 import type { ProxySettings } from './thread-deps.ts';
+import { acmeDirectoryOf } from './tls/acme-account.ts';
+import { createAcmeManager, type AcmeManager } from './tls/acme-manager.ts';
 import { within } from '../../within.ts';
 
 /** How long a write waits for every proxy thread before the API answers anyway. */
@@ -56,6 +61,18 @@ export function proxySettings(config: Config): ProxySettings {
     trusted: config.proxyTrusted,
     globalWhitelist: config.proxyGlobalWhitelist,
     publicHttpsPort: config.proxyHttpsListen.port === 8443 || config.proxyHttpsListen.port === 0 ? 443 : config.proxyHttpsListen.port,
+    proxyProtocol: { http: config.proxyHttpProxyProtocol, https: config.proxyHttpsProxyProtocol },
+    // Counted once for both listeners and every thread: each call makes fresh counters.
+    connectionCaps: sharedCaps({ maxClients: config.proxyMaxConnections, maxPerClient: config.proxyMaxConnectionsPerClient }),
+    limits: {
+      headerTimeoutMs: config.proxyHeaderTimeoutMs,
+      idleTimeoutMs: config.proxyIdleTimeoutMs,
+      bodyTimeoutMs: config.proxyBodyTimeoutMs,
+      bodyMinRate: config.proxyBodyMinRate,
+      maxHeaderSize: config.proxyMaxHeaderSize,
+      maxBodySize: config.proxyMaxBodySize,
+    },
+    redisUrl: config.redisUrl,
   };
 }
 
@@ -71,19 +88,26 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
   const { store, sealer, config, logger } = options;
   const settings = proxySettings(config);
   const cookieSecret = cookieSecretOf(options.secretKey);
+  // This process's threads resume each other's TLS sessions; a restart starts afresh (forward secrecy).
+  const ticketKeys = randomBytes(48);
   let fingerprint = await storeFingerprint(store);
   const initial = await loadPolicies(store.db, sealer);
   // What every thread serves, by id, as JSON: a full reload sends only what differs.
   const held = new Map(initial.map((p) => [p.id, JSON.stringify(p)]));
+  // The process's standard output is written directly (through libuv's thread pool) rather than
+  // through process.stdout, whose writes to a pipe block on Linux; a test's output stream as it is.
+  const accessLog: AccessLogTarget = !config.proxyAccessLog ? 'off' : options.output === process.stdout ? 'stdout' : 'thread-stdout';
   const local = await startProxyServer({
     httpListen: config.proxyHttpListen,
     httpsListen: config.proxyHttpsListen,
     settings,
     cookieSecret,
+    ticketKeys,
     geoipDb: config.geoipDb,
     policies: initial,
     logger,
     metrics: options.metrics.registry,
+    accessLogTo: accessLog === 'off' ? undefined : accessLog === 'stdout' ? fdDestination(1) : streamDestination(options.output),
   });
   const threads: ProxyThread[] = [];
   const stops: (() => Promise<void>)[] = [() => local.stop()];
@@ -99,9 +123,11 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
           httpsListen: { host: config.proxyHttpsListen.host, port: local.httpsPort },
           settings,
           cookieSecret,
+          ticketKeys,
           geoipDb: config.geoipDb,
           policies: initial,
           logLevel: options.logLevel,
+          accessLog,
         },
         options.output,
         onFailure,
@@ -147,11 +173,31 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
         for (const p of all) held.set(p.id, JSON.stringify(p));
         await broadcast({ policies: changed, gone, full: false });
       });
+    // Managed certificates: written like an API write and published the same way.
+    let acme: AcmeManager | undefined;
+    if (config.acme) {
+      acme = createAcmeManager({
+        store,
+        sealer,
+        logger,
+        directory: acmeDirectoryOf(config),
+        loadPolicies: (ids) => loadPolicies(store.db, sealer, ids),
+        publish: (change) => options.resourceChanges?.publish(change) ?? reloadOne(change),
+        // Other nodes serve a posted challenge once the NOTIFY reached them.
+        timing: { settleMs: store.engine === 'postgres' ? 500 : 0 },
+      });
+      const manager = acme;
+      stops.push(() => manager.stop());
+    }
+    const resourceChanged = (change: ResourceChange) => {
+      acme?.wake();
+      return reloadOne(change);
+    };
     const zoneChanged = async (change: ZoneChange) => {
       // Records do not move host ownership; a zone appearing or going may.
       if (change.names === undefined) await reloadAll();
     };
-    const unsubscribe = [options.resourceChanges?.subscribe(reloadOne), options.zoneChanges?.subscribe(zoneChanged)];
+    const unsubscribe = [options.resourceChanges?.subscribe(resourceChanged), options.zoneChanges?.subscribe(zoneChanged)];
     stops.push(async () => {
       for (const u of unsubscribe) u?.();
     });
@@ -161,7 +207,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
       await listener.connect();
       listener.on('notification', (n) => {
         const payload = JSON.parse(n.payload ?? '{}') as ResourceChange & ZoneChange;
-        if (n.channel === resourceChannel) void reloadOne(payload);
+        if (n.channel === resourceChannel) void resourceChanged(payload);
         else void zoneChanged(payload);
       });
       listener.on('error', (e) => logger.error({ err: e }, 'the proxy\'s change listener failed; the periodic check still runs'));
@@ -179,6 +225,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
       clearInterval(timer);
       return queue;
     });
+    acme?.start();
   } catch (e) {
     await stop();
     throw e;

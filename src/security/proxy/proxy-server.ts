@@ -1,15 +1,22 @@
 // One proxy thread: its host table, its two listeners and what its resources share (thread-deps.ts).
 // The role's main thread runs one and each worker thread another (proxy-role.ts).
+import { createHash } from 'node:crypto';
+import type { Server } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ListenAddress } from '../../config.ts';
 import { openGeo } from '../../geo/geoip.ts';
 import { HostTable } from './host-table.ts';
-import { closableServer, httpListener, httpsListener, listenShared } from './listeners.ts';
+import { AccessLog, type AccessLogDestination } from './access-log.ts';
+import { ConnectionGuard } from './connection-guard.ts';
+import { httpListener, httpsListener, listenShared } from './listeners.ts';
 import type { ResourcePolicy } from './policy.ts';
-import { proxyMetrics } from './proxy-metrics.ts';
+import { proxyMetrics, type ListenerName } from './proxy-metrics.ts';
 import { localCounters } from './rate/local-counters.ts';
+import type { RateCounters } from './rate/rate-counters.ts';
+import { redisCounters } from './rate/redis-counters.ts';
 import { requestPipeline } from './request-pipeline.ts';
+import { closeIdleSessions, onClientError } from './server-limits.ts';
 import type { ProxySettings, ThreadDeps } from './thread-deps.ts';
 
 export interface ProxyThreadOptions {
@@ -17,12 +24,19 @@ export interface ProxyThreadOptions {
   httpsListen: ListenAddress;
   settings: ProxySettings;
   cookieSecret: Buffer;
+  /** TLS session ticket keys (48 bytes), the same in every thread of the process. */
+  ticketKeys: Buffer;
   geoipDb: string | undefined;
   /** The resources at start. */
   policies: ResourcePolicy[];
   logger: Logger;
   metrics: Registry;
+  /** Where the access log goes; undefined: no access log. */
+  accessLogTo?: AccessLogDestination | undefined;
 }
+
+/** Bytes of access log lines a thread holds for a destination that does not keep up, before it drops lines. */
+const accessLogPending = 4 * 1024 * 1024;
 
 /** What one thread's host table is told: these policies replace theirs, `gone` go; `full`: nothing else stays. */
 export interface PolicyUpdate {
@@ -38,10 +52,22 @@ export interface ProxyServer {
   stop(): Promise<void>;
 }
 
+/**
+ * Each thread counts alone, or through Redis with a connection of its own (and its own counters while
+ * Redis is away). Bucket keys start with a tag of this deployment, derived from its secret (every node
+ * of one deployment has the same, and no other has): two deployments sharing a Redis, whose resource
+ * ids overlap, never share buckets.
+ */
+function countersOf(settings: ProxySettings, cookieSecret: Buffer, logger: Logger): RateCounters {
+  if (settings.redisUrl === undefined) return localCounters();
+  const deployment = createHash('sha256').update('edgeplane rate counters').update(cookieSecret).digest('hex').slice(0, 16);
+  return redisCounters({ url: settings.redisUrl, prefix: `edgeplane:rate:${deployment}:`, fallback: localCounters(), logger });
+}
+
 export async function startProxyServer(options: ProxyThreadOptions): Promise<ProxyServer> {
   const deps: ThreadDeps = {
     geo: await openGeo({ mmdbPath: options.geoipDb }),
-    counters: localCounters(),
+    counters: countersOf(options.settings, options.cookieSecret, options.logger),
     cookieSecret: options.cookieSecret,
     settings: options.settings,
     metrics: proxyMetrics(options.metrics),
@@ -49,17 +75,31 @@ export async function startProxyServer(options: ProxyThreadOptions): Promise<Pro
   };
   const table = new HostTable(deps);
   await table.apply(options.policies, [], true);
-  const plain = httpListener(requestPipeline(table, deps, false));
-  const secure = httpsListener(table, requestPipeline(table, deps, true));
-  const closers = [closableServer(plain), closableServer(secure)];
+  const { limits } = options.settings;
+  const accessLog = options.accessLogTo === undefined ? undefined : new AccessLog(options.accessLogTo, { maxPending: accessLogPending, dropped: (lines) => deps.metrics.accessLogDropped(lines) });
+  const plain = httpListener(requestPipeline(table, deps, false, accessLog), limits);
+  const secure = httpsListener(table, requestPipeline(table, deps, true, accessLog), options.ticketKeys, limits);
+  plain.on('clientError', onClientError((reason) => deps.metrics.clientError('http', reason)));
+  secure.on('clientError', onClientError((reason) => deps.metrics.clientError('https', reason)));
+  closeIdleSessions(secure, limits.idleTimeoutMs);
+  // Every connection passes its listener's guard first (PROXY protocol, connection caps).
+  const guard = (target: Server, listener: ListenerName) =>
+    new ConnectionGuard(target, {
+      proxyProtocol: options.settings.proxyProtocol[listener],
+      headerTimeoutMs: limits.headerTimeoutMs,
+      caps: options.settings.connectionCaps,
+      events: deps.metrics.connections(listener),
+    });
+  const guards = [guard(plain, 'http'), guard(secure, 'https')] as const;
   const stop = async () => {
-    await Promise.all(closers.map((close) => close()));
+    await Promise.all(guards.map((g) => g.close()));
+    await accessLog?.flushed();
     await table.close();
     await deps.counters.close();
   };
   try {
-    const httpPort = await listenShared(plain, options.httpListen);
-    const httpsPort = await listenShared(secure, options.httpsListen);
+    const httpPort = await listenShared(guards[0].server, options.httpListen);
+    const httpsPort = await listenShared(guards[1].server, options.httpsListen);
     return { httpPort, httpsPort, apply: (u) => table.apply(u.policies, u.gone, u.full), stop };
   } catch (e) {
     await stop();

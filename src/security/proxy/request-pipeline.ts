@@ -1,11 +1,18 @@
 // One request through the proxy: which resource holds the host, what its policy says, then the
-// origin. The order (docs/proxy.md): the host → the resource served at all → guards (whitelist,
-// blacklist, geo, methods, rate rules and challenges) → rewrites (redirects, HSTS) → origin.
+// origin. The order (docs/proxy.md): the host → an ACME HTTP-01 token of ours → the resource served
+// at all → guards (whitelist, blacklist, geo, methods, rate rules and challenges; HSTS first, so
+// every answer over HTTPS has it) → rewrites (redirects to HTTPS and from www) → origin.
 import type { TLSSocket } from 'node:tls';
+import type { AccessLog } from './access-log.ts';
+import { clientAddress, trustedNetworks } from './client-address.ts';
+import { connectionClient } from './connection-guard.ts';
 import type { Answer, Exchange, ProxyRequest, ProxyResponse, StepResult } from './exchange.ts';
 import type { HostTable, ServedResource } from './host-table.ts';
 import { forward } from './origins/forward.ts';
+import { framingProblem } from './request-framing.ts';
 import type { ThreadDeps } from './thread-deps.ts';
+import { acmeChallengeAnswer } from './tls/acme-challenge.ts';
+import { serverNameKey } from './tls/secure-contexts.ts';
 
 /** `Example.COM:8081` → `example.com`; `[2001:db8::1]:443` → `2001:db8::1`; trailing dot dropped. */
 export function hostOf(authority: string | undefined): string {
@@ -21,10 +28,14 @@ export function hostOf(authority: string | undefined): string {
   return authority.slice(0, end).toLowerCase();
 }
 
-/** The peer's address, IPv4-mapped IPv6 as IPv4. */
-function peerOf(req: ProxyRequest): string {
-  const address = req.socket.remoteAddress ?? '';
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+/**
+ * An HTTP/1 request whose body has not been read: answered without reading it, its connection is
+ * closed after the answer, so that a client streaming a body we refused cannot keep feeding it.
+ */
+function unreadBody(req: ProxyRequest): boolean {
+  if (req.httpVersionMajor !== 1 || req.complete) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 export function answer(res: ProxyResponse, reply: Answer, extra: Record<string, string | string[]> = {}): void {
@@ -33,7 +44,8 @@ export function answer(res: ProxyResponse, reply: Answer, extra: Record<string, 
     return;
   }
   const body = reply.body ?? `${String(reply.status)} ${reply.reason}\n`;
-  res.writeHead(reply.status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...extra, ...reply.headers });
+  const closing = unreadBody(res.req) ? { connection: 'close' } : {};
+  res.writeHead(reply.status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...closing, ...extra, ...reply.headers });
   res.end(body);
 }
 
@@ -43,12 +55,43 @@ const notServed: Answer = { status: 503, reason: 'not_served', body: 'edgeplane:
 
 export type RequestHandler = (req: ProxyRequest, res: ProxyResponse) => void;
 
-export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: boolean): RequestHandler {
-  const finish = (resource: ServedResource | undefined, outcome: string) => {
-    if (resource !== undefined) deps.metrics.request(resource.policy.id, outcome);
+/** What the end of a request needs to know of its start. */
+interface Started {
+  exchange: Exchange;
+  /** performance.now() when its headers were parsed. */
+  at: number;
+  /** Its connection's bytes written before it (HTTP/1: one answer at a time); -1: not counted (HTTP/2). */
+  written: number;
+}
+
+export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: boolean, accessLog: AccessLog | undefined): RequestHandler {
+  const trusted = trustedNetworks(deps.settings.trusted);
+  const { maxBodySize } = deps.settings.limits;
+
+  /** Every request ends here once: its metrics and its access log line. `originMs`: a forwarded request's time at the origin. */
+  const finish = ({ exchange, at, written }: Started, resource: ServedResource | undefined, outcome: string, originMs?: number) => {
+    deps.metrics.request(resource?.policy.id, outcome, originMs === undefined ? undefined : originMs / 1000);
+    if (accessLog === undefined) return;
+    const { req, res } = exchange;
+    accessLog.write({
+      resource: resource?.policy.id,
+      host: exchange.host,
+      method: exchange.method,
+      path: exchange.path,
+      status: res.statusCode,
+      outcome,
+      client: exchange.client,
+      httpVersion: req.httpVersion,
+      secure,
+      durationMs: performance.now() - at,
+      originMs,
+      bytesSent: written < 0 ? undefined : req.socket.bytesWritten - written,
+      userAgent: req.headers['user-agent'],
+    });
   };
 
-  async function run(exchange: Exchange, resource: ServedResource): Promise<void> {
+  async function run(started: Started, resource: ServedResource): Promise<void> {
+    const { exchange } = started;
     let result: StepResult | Promise<StepResult>;
     for (const guard of resource.guards) {
       result = guard(exchange);
@@ -56,7 +99,7 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       if (result === 'pass') break;
       if (result !== undefined) {
         answer(exchange.res, result, exchange.answerHeaders);
-        finish(resource, result.reason);
+        finish(started, resource, result.reason);
         return;
       }
     }
@@ -65,51 +108,68 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       if (result instanceof Promise) result = await result;
       if (result !== undefined && result !== 'pass') {
         answer(exchange.res, result, exchange.answerHeaders);
-        finish(resource, result.reason);
+        finish(started, resource, result.reason);
         return;
       }
     }
+    const forwarding = performance.now();
     const forwarded = await forward(exchange, resource, deps);
-    finish(resource, forwarded.outcome);
+    finish(started, resource, forwarded.outcome, performance.now() - forwarding);
   }
 
   return (req, res) => {
-    const host = hostOf(req.headers[':authority'] as string | undefined ?? req.headers.host);
-    const resource = table.find(host);
+    const at = performance.now();
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const forwardedFor = req.headers['x-forwarded-for'];
+    const exchange: Exchange = {
+      req,
+      res,
+      client: clientAddress(connectionClient(req.socket), Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor, trusted),
+      secure,
+      host: hostOf(req.headers[':authority'] as string | undefined ?? req.headers.host),
+      method: req.method ?? 'GET',
+      path: query < 0 ? url : url.slice(0, query),
+      answerHeaders: {},
+    };
+    const started: Started = { exchange, at, written: req.httpVersionMajor === 1 ? req.socket.bytesWritten : -1 };
+    const refuse = (reply: Answer, resource?: ServedResource) => {
+      answer(res, reply);
+      finish(started, resource, reply.reason);
+    };
+    // Before anything reads it: a request an origin could frame otherwise than we do, or a declared body over the limit.
+    const problem = framingProblem(req, maxBodySize);
+    if (problem !== undefined) {
+      refuse(problem);
+      return;
+    }
+    const resource = table.find(exchange.host);
     if (resource === undefined) {
-      answer(res, unknownHost);
+      refuse(unknownHost);
+      return;
+    }
+    // The CA validating one of our orders passes before every check (and whether the resource is served).
+    const challenge = acmeChallengeAnswer(resource.policy, exchange.path);
+    if (challenge !== undefined) {
+      refuse(challenge, resource);
       return;
     }
     if (secure) {
       // A TLS connection is for the resource its SNI named: another tenant's Host on it is refused.
       const servername = (req.socket as TLSSocket).servername;
-      if (typeof servername !== 'string' || table.find(servername.toLowerCase()) !== resource) {
-        answer(res, misdirected);
-        finish(resource, misdirected.reason);
+      if (typeof servername !== 'string' || table.find(serverNameKey(servername)) !== resource) {
+        refuse(misdirected, resource);
         return;
       }
     }
     if (!resource.policy.served) {
-      answer(res, notServed);
-      finish(resource, notServed.reason);
+      refuse(notServed, resource);
       return;
     }
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const exchange: Exchange = {
-      req,
-      res,
-      client: peerOf(req),
-      secure,
-      host,
-      method: req.method ?? 'GET',
-      path: query < 0 ? url : url.slice(0, query),
-      answerHeaders: {},
-    };
-    run(exchange, resource).catch((e: unknown) => {
+    run(started, resource).catch((e: unknown) => {
       deps.logger.error({ err: e, resource: resource.policy.id }, 'the proxy failed on a request');
       answer(res, { status: 500, reason: 'proxy_error' });
-      finish(resource, 'proxy_error');
+      finish(started, resource, 'proxy_error');
     });
   };
 }

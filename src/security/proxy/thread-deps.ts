@@ -2,8 +2,10 @@
 // rate counters, the test_cookie secret, the proxy's settings, its metrics and log.
 import type { Logger } from 'pino';
 import type { GeoLookup } from '../../geo/geoip.ts';
+import type { SharedCaps } from '../../net/connection-admission.ts';
 import type { ProxyMetrics } from './proxy-metrics.ts';
 import type { RateCounters } from './rate/rate-counters.ts';
+import type { ProxyLimits } from './server-limits.ts';
 
 /** The proxy's configuration as its threads need it (structured-cloneable: it goes to worker threads). */
 export interface ProxySettings {
@@ -14,6 +16,14 @@ export interface ProxySettings {
   globalWhitelist: string[];
   /** The HTTPS port clients use, for redirects to HTTPS (443 unless the proxy is reached on another). */
   publicHttpsPort: number;
+  /** Listeners whose connections start with a PROXY protocol header (connection-guard.ts). */
+  proxyProtocol: { http: boolean; https: boolean };
+  /** Caps on client connections, with the counters every proxy thread of the process shares. */
+  connectionCaps: SharedCaps;
+  /** Timeouts and sizes (server-limits.ts). */
+  limits: ProxyLimits;
+  /** Rate-limit counters shared through this Redis (rate/redis-counters.ts); undefined: this thread's own. */
+  redisUrl: string | undefined;
 }
 
 export interface ThreadDeps {

@@ -4,11 +4,20 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import type { LogLevel } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
+import { fdDestination, streamDestination } from './access-log.ts';
 import { startProxyServer, type PolicyUpdate, type ProxyThreadOptions } from './proxy-server.ts';
 
-export interface ProxyWorkerData extends Omit<ProxyThreadOptions, 'logger' | 'metrics'> {
+export interface ProxyWorkerData extends Omit<ProxyThreadOptions, 'logger' | 'metrics' | 'accessLogTo'> {
   logLevel: LogLevel;
+  accessLog: AccessLogTarget;
 }
+
+/**
+ * Where a worker writes its access log: the process's standard output directly, this thread's
+ * stdout (which the main thread pipes to the service's output, when that is not the process's),
+ * or nowhere.
+ */
+export type AccessLogTarget = 'stdout' | 'thread-stdout' | 'off';
 
 export type ProxyWorkerRequest = { kind: 'update'; update: PolicyUpdate } | { kind: 'metrics' } | { kind: 'stop' };
 export type ToProxyWorker = ProxyWorkerRequest & { id: number };
@@ -26,7 +35,8 @@ const logger = createLogger(data.logLevel, process.stdout);
 const registry = new Registry();
 
 try {
-  const server = await startProxyServer({ ...data, cookieSecret: Buffer.from(data.cookieSecret), logger, metrics: registry });
+  const accessLogTo = data.accessLog === 'off' ? undefined : data.accessLog === 'stdout' ? fdDestination(1) : streamDestination(process.stdout);
+  const server = await startProxyServer({ ...data, cookieSecret: Buffer.from(data.cookieSecret), ticketKeys: Buffer.from(data.ticketKeys), logger, metrics: registry, accessLogTo });
   port.on('message', (message: ToProxyWorker) => {
     const reply = (r: Omit<FromProxyWorker, 'id'>) => port.postMessage({ ...r, id: message.id } satisfies FromProxyWorker);
     const work = async () => {

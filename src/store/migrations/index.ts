@@ -11,6 +11,7 @@ import * as zoneCatalog from './0005_zone_catalog.ts';
 import * as hostClaims from './0006_host_claims.ts';
 import * as zoneVersions from './0007_zone_versions.ts';
 import * as revokedSessions from './0008_revoked_sessions.ts';
+import * as acme from './0009_acme.ts';
 
 type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
 
@@ -23,6 +24,7 @@ const steps: Record<string, Step> = {
   '0006_host_claims': hostClaims.up,
   '0007_zone_versions': zoneVersions.up,
   '0008_revoked_sessions': revokedSessions.up,
+  '0009_acme': acme.up,
 };
 
 export function migrations(engine: Engine): Record<string, Migration> {

@@ -1,8 +1,28 @@
-// The checks and rewrites of a resource's policy, in order (placeholder until the steps land).
+// A resource's policy compiled into the steps a request goes through (the pipeline runs guards, then
+// rewrites, then forwards). Guards, in the order decisions.md gives: whitelist (passes: the rest
+// of the guards are skipped) → blacklist → geo → methods → test_cookie → rate rules. HSTS goes
+// first: it only adds a header, and so the proxy's own refusals over HTTPS carry it too.
+// Rewrites: the redirect to HTTPS, then www.X → X. Features a policy does not use add no step.
 import type { Step } from '../exchange.ts';
 import type { ResourcePolicy } from '../policy.ts';
-import type { ThreadDeps } from '../thread-deps.ts';
+import { blacklistStep } from './blacklist.ts';
+import { geoStep } from './geo.ts';
+import { hstsStep } from './hsts.ts';
+import { httpsRedirectStep } from './https-redirect.ts';
+import { methodsStep } from './methods.ts';
+import { rateRulesStep } from './rate-rules.ts';
+import type { StepCompiler, StepDeps } from './step-deps.ts';
+import { testCookieStep } from './test-cookie.ts';
+import { whitelistStep } from './whitelist.ts';
+import { wwwRedirectStep } from './www-redirect.ts';
 
-export function policySteps(_policy: ResourcePolicy, _deps: ThreadDeps): { guards: Step[]; rewrites: Step[] } {
-  return { guards: [], rewrites: [] };
+const guardCompilers: StepCompiler[] = [hstsStep, whitelistStep, blacklistStep, geoStep, methodsStep, testCookieStep, rateRulesStep];
+const rewriteCompilers: StepCompiler[] = [httpsRedirectStep, wwwRedirectStep];
+
+const compile = (compilers: StepCompiler[], policy: ResourcePolicy, deps: StepDeps): Step[] =>
+  compilers.map((compiler) => compiler(policy, deps)).filter((step) => step !== undefined);
+
+/** Throws when an access list holds an entry that is not an address or CIDR (the API never stores one). */
+export function policySteps(policy: ResourcePolicy, deps: StepDeps): { guards: Step[]; rewrites: Step[] } {
+  return { guards: compile(guardCompilers, policy, deps), rewrites: compile(rewriteCompilers, policy, deps) };
 }
