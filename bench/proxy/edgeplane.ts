@@ -125,6 +125,8 @@ export async function startEdgeplaneProxy(options: EdgeplaneProxyOptions): Promi
     EDGEPLANE_PROXY_WORKERS: String(options.workers),
     // The origin is on loopback, which the proxy refuses by default.
     EDGEPLANE_PROXY_ALLOW_PRIVATE_ORIGINS: '1',
+    // nginx runs with access_log off: neither writes a line per request.
+    EDGEPLANE_PROXY_ACCESS_LOG: '0',
   };
   const args = [...(options.nodeArgs ?? []), path.join(root, 'src/main.ts'), 'serve'];
   const child = spawnPinned(process.execPath, args, options.cpus, env);
@@ -146,7 +148,7 @@ export async function startEdgeplaneProxy(options: EdgeplaneProxyOptions): Promi
       httpsPort: options.httpsPort,
       description:
         `edgeplane ${edgeplaneVersion()} on Node ${process.version}: EDGEPLANE_ROLES=proxy (a process of its own; the API created the resources and stopped), ` +
-        `EDGEPLANE_PROXY_WORKERS=${options.workers}, log level warn, SQLite store${options.cpus === undefined ? '' : `, CPUs ${options.cpus}`}${options.nodeArgs?.length ? `, node ${options.nodeArgs.join(' ')}` : ''}`,
+        `EDGEPLANE_PROXY_WORKERS=${options.workers}, EDGEPLANE_PROXY_ACCESS_LOG=0, log level warn, SQLite store${options.cpus === undefined ? '' : `, CPUs ${options.cpus}`}${options.nodeArgs?.length ? `, node ${options.nodeArgs.join(' ')}` : ''}`,
       log,
       hasExited: () => hasExited(child),
       stop,
