@@ -64,6 +64,12 @@ export interface Config {
   proxyMaxBodySize: number;
   /** One JSON line per request on standard output. */
   proxyAccessLog: boolean;
+  /** Passive health of origins, as nginx's max_fails and fail_timeout. */
+  proxyOriginMaxFails: number;
+  proxyOriginFailTimeoutSeconds: number;
+  /** Connecting to an origin; waiting for its answer's headers, and between two chunks of its body. */
+  proxyOriginConnectTimeoutSeconds: number;
+  proxyOriginReadTimeoutSeconds: number;
   /** A redis:// URL: rate-limit counters shared by every proxy node; undefined: each node counts alone. */
   redisUrl: string | undefined;
   /** Managed certificates (ssl_type "le") through ACME. */
@@ -261,6 +267,30 @@ export const settings = {
     flag: 'proxy-access-log',
     description: '1: one JSON line per proxied request on standard output (never the query string or credentials; lines are dropped, and counted, when the output cannot keep up); 0: none',
     default: '1',
+  },
+  proxyOriginMaxFails: {
+    env: 'EDGEPLANE_PROXY_ORIGIN_MAX_FAILS',
+    flag: 'proxy-origin-max-fails',
+    description: 'Failures of an origin within its fail timeout that take it out for that long (nginx max_fails); 0: never out',
+    default: '1',
+  },
+  proxyOriginFailTimeout: {
+    env: 'EDGEPLANE_PROXY_ORIGIN_FAIL_TIMEOUT',
+    flag: 'proxy-origin-fail-timeout',
+    description: 'The window origin failures are counted in, and how long a failing origin is left out (seconds, or with an s/m suffix; nginx fail_timeout)',
+    default: '10',
+  },
+  proxyOriginConnectTimeout: {
+    env: 'EDGEPLANE_PROXY_ORIGIN_CONNECT_TIMEOUT',
+    flag: 'proxy-origin-connect-timeout',
+    description: 'How long connecting to an origin may take before the next origin is tried (seconds, or with an s/m suffix)',
+    default: '5',
+  },
+  proxyOriginReadTimeout: {
+    env: 'EDGEPLANE_PROXY_ORIGIN_READ_TIMEOUT',
+    flag: 'proxy-origin-read-timeout',
+    description: 'How long an origin may take to start its answer, or pause within it, before the client gets a 504 or is cut off (seconds, or with an s/m suffix)',
+    default: '60',
   },
   redisUrl: {
     env: 'EDGEPLANE_REDIS_URL',
@@ -522,6 +552,10 @@ export function loadConfig(
     proxyMaxHeaderSize: check('proxyMaxHeaderSize', (v) => sizeIn(v, 1024, 1024 * 1024), 32 * 1024),
     proxyMaxBodySize: check('proxyMaxBodySize', (v) => sizeIn(v, 0, 2 ** 50), 100 * 1024 * 1024),
     proxyAccessLog: check('proxyAccessLog', parseFlag, true),
+    proxyOriginMaxFails: check('proxyOriginMaxFails', (v) => integerIn(v, 0, 100), 1),
+    proxyOriginFailTimeoutSeconds: check('proxyOriginFailTimeout', (v) => durationIn(v, 1, 3600), 10),
+    proxyOriginConnectTimeoutSeconds: check('proxyOriginConnectTimeout', (v) => durationIn(v, 1, 300), 5),
+    proxyOriginReadTimeoutSeconds: check('proxyOriginReadTimeout', (v) => durationIn(v, 1, 3600), 60),
     redisUrl: check('redisUrl', parseRedisUrl, undefined),
     // Never on by accident: without a directory of its own choosing, an operator turns it on.
     acme: check('acme', parseFlag, given('acmeDirectory')),

@@ -168,11 +168,22 @@ for (const engine of engines()) {
       const tooLarge = await raw(service.proxyHttpPort, { pieces: [viaBalancer('192.0.2.53', 'POST / HTTP/1.1\r\nHost: edge.example\r\nContent-Length: 1025\r\n\r\nabc')] });
       assert.equal(status(tooLarge.received), 413);
       assert.equal(tooLarge.closed, true);
+      // A chunked body declares no size: it is counted as it streams to the origin, and cut at the limit.
+      const chunk = (n: number) => `${n.toString(16)}\r\n${'x'.repeat(n)}\r\n`;
+      const streamed = await raw(service.proxyHttpPort, {
+        pieces: [viaBalancer('192.0.2.55', `POST / HTTP/1.1\r\nHost: edge.example\r\nTransfer-Encoding: chunked\r\n\r\n${chunk(600)}`), chunk(600), chunk(600), '0\r\n\r\n'],
+        gapMs: 20,
+      });
+      assert.equal(status(streamed.received), 413);
+      assert.equal(streamed.closed, true);
       const cut = await slowloris;
       assert.equal(status(cut.received), 408);
       assert.ok(cut.ms < 3000, `slowloris cut after ${String(cut.ms)} ms`);
-      assert.equal(origin.seen.length, seen + 1, 'only the well-behaved request reached the origin');
-      const outcomes = accessLines(service).filter((l) => l.client === '192.0.2.53' || l.client === '192.0.2.51').map((l) => l.outcome);
+      // The chunked upload began at the origin, and never completed there.
+      const began = origin.seen.slice(seen);
+      assert.equal(began.filter((req) => req.complete).length, 1, 'only the well-behaved request reached the origin whole');
+      assert.ok(began.length <= 2);
+      const outcomes = accessLines(service).filter((l) => ['192.0.2.51', '192.0.2.53', '192.0.2.55'].includes(l.client)).map((l) => l.outcome);
       assert.ok(outcomes.includes('body_too_large') && outcomes.includes('bad_request'), outcomes.join());
     });
   });

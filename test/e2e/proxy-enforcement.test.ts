@@ -112,6 +112,8 @@ for (const engine of engines()) {
         name: 'secure.example',
         aliases: [{ alias_data: 'www.secure.example' }],
         origins: [{ origin_data: origin.address }],
+        // The test origin speaks plain HTTP; HTTPS clients would otherwise reach it over HTTPS.
+        service_https2http: 1,
         ssl_type: 'custom',
         service_ssl_crt: certificate.crt,
         service_ssl_key: certificate.key,

@@ -71,6 +71,8 @@ for (const engine of engines()) {
         name: 'shop.a.example',
         aliases: [{ alias_data: 'www.shop.a.example' }],
         origins: [{ origin_data: a.address }],
+        // The test origin speaks plain HTTP; HTTPS clients would otherwise reach it over HTTPS.
+        service_https2http: 1,
         ssl_type: 'custom',
         service_ssl_crt: certificate.crt,
         service_ssl_key: certificate.key,

@@ -63,6 +63,8 @@ for (const engine of engines()) {
         name: 'shop.tls.example',
         aliases: [{ alias_data: 'www.shop.tls.example' }],
         origins: [{ origin_data: origin.address }],
+        // The test origin speaks plain HTTP; HTTPS clients would otherwise reach it over HTTPS.
+        service_https2http: 1,
         ssl_type: 'custom',
         service_ssl_crt: shop.chain,
         service_ssl_key: shop.key,
@@ -123,6 +125,7 @@ for (const engine of engines()) {
         name: 'managed.tls.example',
         aliases: [{ alias_data: 'www.managed.tls.example' }],
         origins: [{ origin_data: origin.address }],
+        service_https2http: 1,
         ssl_type: 'le',
       });
       assert.equal(created['service_ssl_expire'], 0);

@@ -15,7 +15,8 @@ export interface ProxyResponse extends Writable {
   readonly statusCode: number;
   /** The request it answers. */
   readonly req: ProxyRequest;
-  writeHead(statusCode: number, headers?: OutgoingHttpHeaders): this;
+  /** Headers as an object, or as a flat name, value list (a name repeated for each of its values): both take either. */
+  writeHead(statusCode: number, headers?: OutgoingHttpHeaders | string[]): this;
 }
 
 export interface Exchange {
@@ -49,4 +50,9 @@ export interface Answer {
  * remaining checks; undefined: go on; an Answer: answer with it and stop.
  */
 export type StepResult = Answer | 'pass' | undefined;
-export type Step = (exchange: Exchange) => StepResult | Promise<StepResult>;
+/**
+ * What a step sees of an exchange: all but the response, which a step never writes (it returns its
+ * answer). A WebSocket upgrade has no response object, only its socket, and passes the same steps.
+ */
+export type StepExchange = Omit<Exchange, 'res'>;
+export type Step = (exchange: StepExchange) => StepResult | Promise<StepResult>;

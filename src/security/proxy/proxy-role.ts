@@ -73,6 +73,13 @@ export function proxySettings(config: Config): ProxySettings {
       maxBodySize: config.proxyMaxBodySize,
     },
     redisUrl: config.redisUrl,
+    origins: {
+      maxFails: config.proxyOriginMaxFails,
+      failTimeoutMs: config.proxyOriginFailTimeoutSeconds * 1000,
+      connectTimeoutMs: config.proxyOriginConnectTimeoutSeconds * 1000,
+      headersTimeoutMs: config.proxyOriginReadTimeoutSeconds * 1000,
+      bodyTimeoutMs: config.proxyOriginReadTimeoutSeconds * 1000,
+    },
   };
 }
 

@@ -15,7 +15,7 @@ import { proxyMetrics, type ListenerName } from './proxy-metrics.ts';
 import { localCounters } from './rate/local-counters.ts';
 import type { RateCounters } from './rate/rate-counters.ts';
 import { redisCounters } from './rate/redis-counters.ts';
-import { requestPipeline } from './request-pipeline.ts';
+import { requestPipeline, upgradePipeline } from './request-pipeline.ts';
 import { closeIdleSessions, onClientError } from './server-limits.ts';
 import type { ProxySettings, ThreadDeps } from './thread-deps.ts';
 
@@ -79,6 +79,8 @@ export async function startProxyServer(options: ProxyThreadOptions): Promise<Pro
   const accessLog = options.accessLogTo === undefined ? undefined : new AccessLog(options.accessLogTo, { maxPending: accessLogPending, dropped: (lines) => deps.metrics.accessLogDropped(lines) });
   const plain = httpListener(requestPipeline(table, deps, false, accessLog), limits);
   const secure = httpsListener(table, requestPipeline(table, deps, true, accessLog), options.ticketKeys, limits);
+  plain.on('upgrade', upgradePipeline(table, deps, false));
+  secure.on('upgrade', upgradePipeline(table, deps, true));
   plain.on('clientError', onClientError((reason) => deps.metrics.clientError('http', reason)));
   secure.on('clientError', onClientError((reason) => deps.metrics.clientError('https', reason)));
   closeIdleSessions(secure, limits.idleTimeoutMs);

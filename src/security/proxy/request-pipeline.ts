@@ -2,13 +2,17 @@
 // origin. The order (docs/proxy.md): the host → an ACME HTTP-01 token of ours → the resource served
 // at all → guards (whitelist, blacklist, geo, methods, rate rules and challenges; HSTS first, so
 // every answer over HTTPS has it) → rewrites (redirects to HTTPS and from www) → origin.
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { AccessLog } from './access-log.ts';
 import { clientAddress, trustedNetworks } from './client-address.ts';
 import { connectionClient } from './connection-guard.ts';
-import type { Answer, Exchange, ProxyRequest, ProxyResponse, StepResult } from './exchange.ts';
+import type { Answer, Exchange, ProxyRequest, ProxyResponse, StepExchange, StepResult } from './exchange.ts';
 import type { HostTable, ServedResource } from './host-table.ts';
 import { forward } from './origins/forward.ts';
+import { answerUpgrade, forwardUpgrade } from './origins/websocket.ts';
 import { framingProblem } from './request-framing.ts';
 import type { ThreadDeps } from './thread-deps.ts';
 import { acmeChallengeAnswer } from './tls/acme-challenge.ts';
@@ -54,6 +58,57 @@ const misdirected: Answer = { status: 421, reason: 'misdirected', body: 'edgepla
 const notServed: Answer = { status: 503, reason: 'not_served', body: 'edgeplane: this site is not served at the moment\n' };
 
 export type RequestHandler = (req: ProxyRequest, res: ProxyResponse) => void;
+/** node:http's 'upgrade' event (WebSocket): the request, its connection and what was read past its head. */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+/** The real client: the connection's (PROXY protocol applied), or a trusted load balancer's X-Forwarded-For. */
+function clientOf(req: ProxyRequest, trusted: ReturnType<typeof trustedNetworks>): string {
+  const forwardedFor = req.headers['x-forwarded-for'];
+  return clientAddress(connectionClient(req.socket), Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor, trusted);
+}
+
+/**
+ * The answer a request for `resource` gets before any of its steps, or undefined: an ACME HTTP-01
+ * token of ours (the CA validating one of our orders passes before every check, and whether the
+ * resource is served), another resource's Host on a TLS connection (421), a resource not served (503).
+ */
+function refusalOf(table: HostTable, resource: ServedResource, req: ProxyRequest, path: string, secure: boolean): Answer | undefined {
+  const challenge = acmeChallengeAnswer(resource.policy, path);
+  if (challenge !== undefined) return challenge;
+  if (secure) {
+    // A TLS connection is for the resource its SNI named: another tenant's Host on it is refused.
+    const servername = (req.socket as TLSSocket).servername;
+    if (typeof servername !== 'string' || table.find(serverNameKey(servername)) !== resource) return misdirected;
+  }
+  return resource.policy.served ? undefined : notServed;
+}
+
+type Verdict = Answer | undefined;
+
+/**
+ * The resource's guards then rewrites, from step `from` on (guards first, then rewrites): the answer
+ * that stops the request, or undefined to forward it. A guard's `pass` skips the other guards. It
+ * stays synchronous while the steps do (all but a rate rule counting through Redis): no promise per
+ * request for nothing.
+ */
+function verdict(exchange: StepExchange, resource: ServedResource, from = 0): Verdict | Promise<Verdict> {
+  const { guards, rewrites } = resource;
+  for (let p = from; p < guards.length + rewrites.length; p++) {
+    const step = p < guards.length ? guards[p] : rewrites[p - guards.length];
+    if (step === undefined) break;
+    const result = step(exchange);
+    if (result instanceof Promise) return result.then((settled) => verdictAfter(settled, exchange, resource, p));
+    if (result === 'pass' && p < guards.length) p = guards.length - 1;
+    else if (result !== undefined && result !== 'pass') return result;
+  }
+  return undefined;
+}
+
+/** Goes on from step `p`, whose result was `result`. */
+function verdictAfter(result: StepResult, exchange: StepExchange, resource: ServedResource, p: number): Verdict | Promise<Verdict> {
+  if (result === 'pass') return verdict(exchange, resource, p < resource.guards.length ? resource.guards.length : p + 1);
+  return result ?? verdict(exchange, resource, p + 1);
+}
 
 /** What the end of a request needs to know of its start. */
 interface Started {
@@ -62,6 +117,8 @@ interface Started {
   at: number;
   /** Its connection's bytes written before it (HTTP/1: one answer at a time); -1: not counted (HTTP/2). */
   written: number;
+  /** Its connection: node:http may have let go of it (req.socket null) by the time the request is finished. */
+  socket: Socket;
 }
 
 export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: boolean, accessLog: AccessLog | undefined): RequestHandler {
@@ -69,7 +126,7 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
   const { maxBodySize } = deps.settings.limits;
 
   /** Every request ends here once: its metrics and its access log line. `originMs`: a forwarded request's time at the origin. */
-  const finish = ({ exchange, at, written }: Started, resource: ServedResource | undefined, outcome: string, originMs?: number) => {
+  const finish = ({ exchange, at, written, socket }: Started, resource: ServedResource | undefined, outcome: string, originMs?: number) => {
     deps.metrics.request(resource?.policy.id, outcome, originMs === undefined ? undefined : originMs / 1000);
     if (accessLog === undefined) return;
     const { req, res } = exchange;
@@ -85,35 +142,22 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       secure,
       durationMs: performance.now() - at,
       originMs,
-      bytesSent: written < 0 ? undefined : req.socket.bytesWritten - written,
+      bytesSent: written < 0 ? undefined : socket.bytesWritten - written,
       userAgent: req.headers['user-agent'],
     });
   };
 
   async function run(started: Started, resource: ServedResource): Promise<void> {
     const { exchange } = started;
-    let result: StepResult | Promise<StepResult>;
-    for (const guard of resource.guards) {
-      result = guard(exchange);
-      if (result instanceof Promise) result = await result;
-      if (result === 'pass') break;
-      if (result !== undefined) {
-        answer(exchange.res, result, exchange.answerHeaders);
-        finish(started, resource, result.reason);
-        return;
-      }
-    }
-    for (const rewrite of resource.rewrites) {
-      result = rewrite(exchange);
-      if (result instanceof Promise) result = await result;
-      if (result !== undefined && result !== 'pass') {
-        answer(exchange.res, result, exchange.answerHeaders);
-        finish(started, resource, result.reason);
-        return;
-      }
+    let refusal = verdict(exchange, resource);
+    if (refusal instanceof Promise) refusal = await refusal;
+    if (refusal !== undefined) {
+      answer(exchange.res, refusal, exchange.answerHeaders);
+      finish(started, resource, refusal.reason);
+      return;
     }
     const forwarding = performance.now();
-    const forwarded = await forward(exchange, resource, deps);
+    const forwarded = await forward(exchange, resource, deps.settings.limits);
     finish(started, resource, forwarded.outcome, performance.now() - forwarding);
   }
 
@@ -121,18 +165,17 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
     const at = performance.now();
     const url = req.url ?? '/';
     const query = url.indexOf('?');
-    const forwardedFor = req.headers['x-forwarded-for'];
     const exchange: Exchange = {
       req,
       res,
-      client: clientAddress(connectionClient(req.socket), Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor, trusted),
+      client: clientOf(req, trusted),
       secure,
       host: hostOf(req.headers[':authority'] as string | undefined ?? req.headers.host),
       method: req.method ?? 'GET',
       path: query < 0 ? url : url.slice(0, query),
       answerHeaders: {},
     };
-    const started: Started = { exchange, at, written: req.httpVersionMajor === 1 ? req.socket.bytesWritten : -1 };
+    const started: Started = { exchange, at, written: req.httpVersionMajor === 1 ? req.socket.bytesWritten : -1, socket: req.socket };
     const refuse = (reply: Answer, resource?: ServedResource) => {
       answer(res, reply);
       finish(started, resource, reply.reason);
@@ -148,28 +191,62 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       refuse(unknownHost);
       return;
     }
-    // The CA validating one of our orders passes before every check (and whether the resource is served).
-    const challenge = acmeChallengeAnswer(resource.policy, exchange.path);
-    if (challenge !== undefined) {
-      refuse(challenge, resource);
-      return;
-    }
-    if (secure) {
-      // A TLS connection is for the resource its SNI named: another tenant's Host on it is refused.
-      const servername = (req.socket as TLSSocket).servername;
-      if (typeof servername !== 'string' || table.find(serverNameKey(servername)) !== resource) {
-        refuse(misdirected, resource);
-        return;
-      }
-    }
-    if (!resource.policy.served) {
-      refuse(notServed, resource);
+    const refusal = refusalOf(table, resource, req, exchange.path, secure);
+    if (refusal !== undefined) {
+      refuse(refusal, resource);
       return;
     }
     run(started, resource).catch((e: unknown) => {
       deps.logger.error({ err: e, resource: resource.policy.id }, 'the proxy failed on a request');
       answer(res, { status: 500, reason: 'proxy_error' });
       finish(started, resource, 'proxy_error');
+    });
+  };
+}
+
+/**
+ * The same pipeline for upgrade requests (WebSocket): the same client, refusals and steps, answered
+ * on the raw connection. Counted in the metrics; the access log has no line for them.
+ */
+export function upgradePipeline(table: HostTable, deps: ThreadDeps, secure: boolean): UpgradeHandler {
+  const trusted = trustedNetworks(deps.settings.trusted);
+  const { maxBodySize } = deps.settings.limits;
+  const finish = (resource: ServedResource | undefined, outcome: string) => deps.metrics.request(resource?.policy.id, outcome);
+
+  async function run(req: IncomingMessage, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ServedResource): Promise<void> {
+    const refusal = await verdict(exchange, resource);
+    if (refusal !== undefined) {
+      answerUpgrade(socket, refusal, exchange.answerHeaders);
+      finish(resource, refusal.reason);
+      return;
+    }
+    const forwarded = await forwardUpgrade(req, socket, head, exchange, resource);
+    finish(resource, forwarded.outcome);
+  }
+
+  return (req, socket, head) => {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const exchange: StepExchange = {
+      req,
+      client: clientOf(req, trusted),
+      secure,
+      host: hostOf(req.headers.host),
+      method: req.method ?? 'GET',
+      path: query < 0 ? url : url.slice(0, query),
+      answerHeaders: {},
+    };
+    const resource = table.find(exchange.host);
+    const refusal = framingProblem(req, maxBodySize) ?? (resource === undefined ? unknownHost : refusalOf(table, resource, req, exchange.path, secure));
+    if (refusal !== undefined || resource === undefined) {
+      answerUpgrade(socket, refusal ?? unknownHost, {});
+      finish(resource, (refusal ?? unknownHost).reason);
+      return;
+    }
+    run(req, socket, head, exchange, resource).catch((e: unknown) => {
+      deps.logger.error({ err: e, resource: resource.policy.id }, 'the proxy failed on an upgrade');
+      answerUpgrade(socket, { status: 500, reason: 'proxy_error' }, {});
+      finish(resource, 'proxy_error');
     });
   };
 }

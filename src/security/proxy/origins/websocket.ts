@@ -1,0 +1,133 @@
+// HTTP/1.1 upgrades (WebSocket) passed through to an origin: the handshake goes to the origin like
+// any request (same choice of origin, same header rules, same retry on connection failures), and
+// once the origin switches protocols the two connections are spliced: bytes both ways at each
+// side's pace, either side closing or failing closes the other, and a tunnel idle in both
+// directions for `tunnelIdleTimeoutMs` is closed. An origin refusing the upgrade (a 4xx, say) has
+// its answer relayed and the connection closed.
+import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import type { Answer, StepExchange } from '../exchange.ts';
+import { clientResponseHeaders, originRequestHeaders, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
+import { clientLeft, Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
+
+/** An HTTP/1.1 response head, as raw text. */
+function responseHead(status: number, headers: string[], last: string): string {
+  let head = `HTTP/1.1 ${String(status)} ${STATUS_CODES[status] ?? ''}\r\n`;
+  for (let i = 0; i < headers.length; i += 2) head += `${headers[i] ?? ''}: ${headers[i + 1] ?? ''}\r\n`;
+  return `${head}${last}\r\n`;
+}
+
+/** Joins the client's and the origin's connections until either closes or the tunnel idles. */
+function splice(client: Duplex, origin: Socket, idleTimeoutMs: number): void {
+  const close = () => {
+    client.destroy();
+    origin.destroy();
+  };
+  client.on('error', close).on('close', close);
+  origin.on('error', close).on('close', close);
+  // Bytes either way pass through the origin's socket: its idle timer is the tunnel's.
+  origin.setTimeout(idleTimeoutMs, close);
+  client.pipe(origin);
+  origin.pipe(client);
+}
+
+class UpgradeForwarding extends Forwarding {
+  readonly #socket: Duplex;
+  readonly #head: Buffer;
+
+  constructor(exchange: StepExchange, target: ForwardTarget, socket: Duplex, head: Buffer, options: Dispatcher.DispatchOptions) {
+    super(target.origins, exchange, options);
+    this.#socket = socket;
+    this.#head = head;
+    socket.on('error', () => socket.destroy());
+    socket.once('close', () => this.clientClosed());
+  }
+
+  onRequestUpgrade(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, origin: Duplex): void {
+    if (this.done) {
+      origin.destroy();
+      return;
+    }
+    // undici hands over its connection: a net.Socket (a TLSSocket over TLS), whose idle timer the tunnel uses.
+    if (!(origin instanceof Socket)) throw new TypeError('the upgraded origin connection is not a socket');
+    const socket = origin;
+    this.answered();
+    this.responding = true;
+    const protocol = Array.isArray(headers.upgrade) ? headers.upgrade.join(', ') : (headers.upgrade ?? '');
+    this.#socket.write(responseHead(statusCode, clientResponseHeaders(headers, this.exchange.answerHeaders), `connection: upgrade\r\nupgrade: ${protocol}\r\n`));
+    if (this.#head.length > 0) socket.write(this.#head);
+    splice(this.#socket, socket, this.origins.tunnelIdleTimeoutMs);
+    this.finish('passed', statusCode);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (statusCode < 200) return;
+    if (this.done) {
+      controller.abort(clientLeft);
+      return;
+    }
+    this.answered();
+    this.responding = true;
+    this.status = statusCode;
+    this.#socket.write(responseHead(statusCode, clientResponseHeaders(headers, this.exchange.answerHeaders), 'connection: close\r\n'));
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#socket.write(chunk)) return;
+    controller.pause();
+    this.#socket.once('drain', () => controller.resume());
+  }
+
+  onResponseEnd(): void {
+    if (this.done) return;
+    this.#socket.end();
+    this.finish('passed', this.status);
+  }
+
+  protected clientError(): boolean {
+    return this.#socket.destroyed;
+  }
+
+  /** An upgrade request has no body to limit. */
+  protected refusedBody(): undefined {
+    return undefined;
+  }
+
+  protected answer(status: number, body: string, outcome: ForwardOutcome): void {
+    if (!this.#socket.destroyed) this.#socket.end(responseHead(status, ownAnswerHeaders(body, this.exchange.answerHeaders), 'connection: close\r\n') + body);
+    this.finish(outcome, status);
+  }
+
+  protected cutOff(): void {
+    this.#socket.destroy();
+  }
+}
+
+/**
+ * Forwards an HTTP/1.1 upgrade (node:http's 'upgrade' event: the request, its socket and the bytes
+ * read past its head) to one of the resource's origins; resolves once the origin switched protocols
+ * (or refused, or none answered) and the client has its answer.
+ */
+export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ForwardTarget): Promise<ForwardResult> {
+  if (socket.destroyed) return Promise.resolve({ outcome: 'client_closed', status: 499, originMs: -1 });
+  const upgrade = req.headers.upgrade ?? 'websocket';
+  const options: Dispatcher.DispatchOptions = {
+    method: exchange.method,
+    path: originTarget(req.url ?? '/'),
+    headers: originRequestHeaders(req, exchange),
+    body: null,
+    upgrade,
+  };
+  return new UpgradeForwarding(exchange, resource, socket, head, options).start();
+}
+
+/** Answers an upgrade request with the proxy's own answer (a refusal, a redirect) and closes the connection. */
+export function answerUpgrade(socket: Duplex, answer: Answer, extra: Record<string, string | string[]>): void {
+  const body = answer.body ?? `${String(answer.status)} ${answer.reason}\n`;
+  const headers: Record<string, string | string[]> = { 'content-type': 'text/plain; charset=utf-8', ...extra, ...answer.headers, 'content-length': String(Buffer.byteLength(body)) };
+  const lines: string[] = [];
+  for (const [name, value] of Object.entries(headers)) for (const one of typeof value === 'string' ? [value] : value) lines.push(name, one);
+  if (!socket.destroyed) socket.end(responseHead(answer.status, lines, 'connection: close\r\n') + body);
+}
