@@ -15,7 +15,8 @@ const clockTicks = (() => {
 
 interface Stat {
   ppid: number;
-  ticks: number;
+  user: number;
+  system: number;
 }
 
 function readStat(pid: number): Stat | undefined {
@@ -28,14 +29,21 @@ function readStat(pid: number): Stat | undefined {
   // The command name (field 2) is in parentheses and may contain spaces: split after the last ')'.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   // fields[0] is field 3 (state): ppid is field 4, utime 14, stime 15.
-  return { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
+  return { ppid: Number(fields[1]), user: Number(fields[11]), system: Number(fields[12]) };
+}
+
+export interface CpuTimes {
+  /** utime: in the process's own code. */
+  userS: number;
+  /** stime: in the kernel on its behalf (system calls, the network stack). */
+  systemS: number;
 }
 
 /**
- * utime+stime in seconds of `pid` and all its live descendants (threads are included in a process's
- * figures). Descendants count in case a server forks helpers; neither server here does today.
+ * utime and stime in seconds of `pid` and all its live descendants (threads are included in a
+ * process's figures). Descendants count for servers that fork workers (nginx).
  */
-export function cpuSeconds(pid: number): number {
+export function cpuTimes(pid: number): CpuTimes {
   const stats = new Map<number, Stat>();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -53,9 +61,19 @@ export function cpuSeconds(pid: number): number {
       }
     }
   }
-  let ticks = 0;
-  for (const member of tree) ticks += stats.get(member)?.ticks ?? 0;
-  return ticks / clockTicks;
+  let user = 0;
+  let system = 0;
+  for (const member of tree) {
+    user += stats.get(member)?.user ?? 0;
+    system += stats.get(member)?.system ?? 0;
+  }
+  return { userS: user / clockTicks, systemS: system / clockTicks };
+}
+
+/** utime+stime in seconds of `pid` and all its live descendants. */
+export function cpuSeconds(pid: number): number {
+  const { userS, systemS } = cpuTimes(pid);
+  return userS + systemS;
 }
 
 /** Listening TCP ports of a process, from its socket inodes and /proc/net/tcp{,6}. */
