@@ -24,6 +24,8 @@ interface AccessLine {
   status: number;
   outcome: string;
   client: string;
+  duration_ms: number;
+  origin_ms?: number;
 }
 
 function accessLines(service: Service): AccessLine[] {
@@ -112,6 +114,26 @@ for (const engine of engines()) {
       assert.ok(metricValue(text, `edgeplane_proxy_origin_seconds_count{resource="${String(resourceId)}"}`) >= 1);
       assert.ok(metricValue(text, 'edgeplane_proxy_protocol_errors_total{listener="http",reason="invalid"}') >= 1);
       assert.doesNotMatch(text, /nobody\.example/);
+    });
+
+    test('the origin\'s latency is the time to its answer\'s headers, not to the end of a slow body', async (t) => {
+      // Headers after 150 ms, then the body 400 ms later.
+      const slow = await startOrigin('slow', (req, res) => {
+        req.resume();
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.flushHeaders();
+          setTimeout(() => res.end('slow'), 400);
+        }, 150);
+      });
+      t.after(() => slow.close());
+      await createResource(service, await adminAuth(service), { name: 'latency.edge.example', origins: [{ origin_data: slow.address }] });
+      const answer = await raw(service.proxyHttpPort, { pieces: [viaBalancer('192.0.2.46', 'GET / HTTP/1.1\r\nHost: latency.edge.example\r\nConnection: close\r\n\r\n')] });
+      assert.equal(status(answer.received), 200);
+      const line = await waitFor(() => accessLines(service).find((l) => l.client === '192.0.2.46'));
+      const originMs = line.origin_ms ?? -1;
+      assert.ok(originMs >= 140 && originMs < 500, `origin_ms ${String(originMs)}`);
+      assert.ok(line.duration_ms >= 540, `duration_ms ${String(line.duration_ms)}`);
     });
 
     test('per client, across the proxy threads: a third connection of one client (IPv6 /64) is reset, others are served', async () => {

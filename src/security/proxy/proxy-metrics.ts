@@ -131,7 +131,7 @@ export function proxyMetrics(registry: Registry): ProxyMetrics {
  */
 function originHistogram(figures: Map<string, ResourceFigures>): Histogram {
   const name = 'edgeplane_proxy_origin_seconds';
-  const help = 'Seconds from forwarding a request to the end of the origin\'s answer, by resource id';
+  const help = 'Seconds from sending a request to the origin to its answer\'s headers (its latency), by resource id';
   const metric = {
     name,
     help,

@@ -125,7 +125,7 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
   const trusted = trustedNetworks(deps.settings.trusted);
   const { maxBodySize } = deps.settings.limits;
 
-  /** Every request ends here once: its metrics and its access log line. `originMs`: a forwarded request's time at the origin. */
+  /** Every request ends here once: its metrics and its access log line. `originMs`: until the answering origin's headers. */
   const finish = ({ exchange, at, written, socket }: Started, resource: ServedResource | undefined, outcome: string, originMs?: number) => {
     deps.metrics.request(resource?.policy.id, outcome, originMs === undefined ? undefined : originMs / 1000);
     if (accessLog === undefined) return;
@@ -156,9 +156,9 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       finish(started, resource, refusal.reason);
       return;
     }
-    const forwarding = performance.now();
     const forwarded = await forward(exchange, resource, deps.settings.limits);
-    finish(started, resource, forwarded.outcome, performance.now() - forwarding);
+    // The origin's latency: until its answer's headers (-1: no origin answered).
+    finish(started, resource, forwarded.outcome, forwarded.originMs < 0 ? undefined : forwarded.originMs);
   }
 
   return (req, res) => {
