@@ -3,11 +3,11 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { keepAliveAgent, runCount, send, sendOk, type Endpoint, type RequestSpec } from '../api/load.ts';
-import { listeningPorts } from '../api/proc-cpu.ts';
-import { sleep, terminate, watchLog } from '../api/server.ts';
+import { keepAliveAgent, runCount, sendOk, type Endpoint, type RequestSpec } from '../api/load.ts';
+import { terminate, watchLog } from '../api/server.ts';
 import { waitForSoa } from './dns-client.ts';
 import { freeDnsPort, hasExited, spawnPinned, type DnsServer } from './server.ts';
+import { waitForReadyz } from '../api/readiness.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const adminEmail = 'bench@example.com';
@@ -106,7 +106,7 @@ export async function startEdgeplane(options: EdgeplaneOptions): Promise<Edgepla
   const stop = () => terminate(child, 15_000);
   try {
     const timeoutMs = options.timeoutMs ?? 60_000;
-    const api = await waitForApi(child.pid!, port, exited, timeoutMs);
+    const api = await waitForReadyz(child.pid!, exited, timeoutMs, [port]);
     const ready = options.zone === undefined ? Date.now() : await waitForSoa(port, options.zone, exited, timeoutMs);
     const workers = options.workers === undefined ? 'EDGEPLANE_DNS_WORKERS unset (its default)' : `EDGEPLANE_DNS_WORKERS=${options.workers}`;
     return {
@@ -127,25 +127,6 @@ export async function startEdgeplane(options: EdgeplaneOptions): Promise<Edgepla
     const text = log.tail();
     await stop();
     throw new Error(`edgeplane did not start: ${e instanceof Error ? e.message : String(e)}\n${text}`, { cause: e });
-  }
-}
-
-async function waitForApi(pid: number, dnsPort: number, hasExitedNow: () => boolean, timeoutMs: number): Promise<Endpoint> {
-  const agent = keepAliveAgent(1);
-  try {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (hasExitedNow()) throw new Error('the process exited');
-      for (const port of listeningPorts(pid).filter((p) => p !== dnsPort)) {
-        const endpoint = { host: '127.0.0.1', port };
-        const ready = await send(agent, endpoint, { method: 'GET', path: '/readyz', headers: {} }).catch(() => undefined);
-        if (ready?.status === 200) return endpoint;
-      }
-      await sleep(100);
-    }
-    throw new Error(`no answer on /readyz within ${timeoutMs / 1000} s`);
-  } finally {
-    agent.destroy();
   }
 }
 

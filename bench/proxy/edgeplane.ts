@@ -3,14 +3,14 @@
 // so the CPU charged to it is the proxy's alone.
 import http from 'node:http';
 import path from 'node:path';
-import { keepAliveAgent, send, sendOk, type Endpoint, type RequestSpec } from '../api/load.ts';
-import { listeningPorts } from '../api/proc-cpu.ts';
+import { keepAliveAgent, sendOk, type RequestSpec } from '../api/load.ts';
 import { sleep, terminate, watchLog } from '../api/server.ts';
 import { edgeplaneVersion } from '../dns/edgeplane.ts';
 import { hasExited, spawnPinned } from '../dns/server.ts';
 import type { Certificate } from './certificate.ts';
 import type { BenchResource } from './resources.ts';
 import type { ProxyServer } from './server.ts';
+import { waitForReadyz } from '../api/readiness.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const adminEmail = 'bench@example.com';
@@ -27,25 +27,6 @@ function baseEnv(dataDir: string, roles: string): NodeJS.ProcessEnv {
     // warn: nothing is logged per request (nginx runs with access_log off).
     EDGEPLANE_LOG_LEVEL: 'warn',
   };
-}
-
-async function waitForApi(pid: number, exited: () => boolean, timeoutMs: number): Promise<Endpoint> {
-  const agent = keepAliveAgent(1);
-  try {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (exited()) throw new Error('the process exited');
-      for (const port of listeningPorts(pid)) {
-        const endpoint = { host: '127.0.0.1', port };
-        const ready = await send(agent, endpoint, { method: 'GET', path: '/readyz', headers: {} }).catch(() => undefined);
-        if (ready?.status === 200) return endpoint;
-      }
-      await sleep(100);
-    }
-    throw new Error(`no answer on /readyz within ${timeoutMs / 1000} s`);
-  } finally {
-    agent.destroy();
-  }
 }
 
 /** The body of `POST /security/resources` for one bench resource (docs/api/security.md). */
@@ -74,7 +55,7 @@ export async function createResources(dataDir: string, resources: BenchResource[
   const child = spawnPinned(process.execPath, [path.join(root, 'src/main.ts'), 'serve'], undefined, baseEnv(dataDir, 'api'));
   const log = watchLog(child);
   try {
-    const endpoint = await waitForApi(child.pid!, () => hasExited(child), 60_000);
+    const endpoint = await waitForReadyz(child.pid!, () => hasExited(child), 60_000);
     const agent = keepAliveAgent(1);
     try {
       const json = async (spec: RequestSpec) => JSON.parse((await sendOk(agent, endpoint, spec)).body.toString());
