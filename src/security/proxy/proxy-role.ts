@@ -16,6 +16,7 @@ import type { Metrics } from '../../metrics.ts';
 import { sharedCaps } from '../../net/connection-admission.ts';
 import type { Store } from '../../store/database.ts';
 import { fdDestination, streamDestination } from './access-log.ts';
+import type { ResourcePolicy } from './policy.ts';
 import { loadPolicies } from './policy-loader.ts';
 import { startProxyServer, type PolicyUpdate } from './proxy-server.ts';
 import { spawnProxyThread, type ProxyThread } from './proxy-threads.ts';
@@ -158,27 +159,31 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
       queue = done;
       return done;
     };
+    /** Of these policies just read, those that differ from what the threads hold; `held` takes them. */
+    const takeChanged = (policies: ResourcePolicy[]) =>
+      policies.filter((p) => {
+        const json = JSON.stringify(p);
+        if (held.get(p.id) === json) return false;
+        held.set(p.id, json);
+        return true;
+      });
     // A change heard twice (from this process's API and by NOTIFY) is applied once.
     const reloadOne = (change: ResourceChange) =>
       serialised(async () => {
         const loaded = await loadPolicies(store.db, sealer, [change.resourceId]);
-        const policies = loaded.filter((p) => held.get(p.id) !== JSON.stringify(p));
-        const gone = loaded.length === 0 && held.has(change.resourceId) ? [change.resourceId] : [];
-        for (const p of policies) held.set(p.id, JSON.stringify(p));
-        for (const id of gone) held.delete(id);
+        const policies = takeChanged(loaded);
+        const gone = loaded.length === 0 && held.delete(change.resourceId) ? [change.resourceId] : [];
         if (policies.length > 0 || gone.length > 0) await broadcast({ policies, gone, full: false });
       });
     const reloadAll = () =>
       serialised(async () => {
         fingerprint = await storeFingerprint(store);
         const all = await loadPolicies(store.db, sealer);
-        const changed = all.filter((p) => held.get(p.id) !== JSON.stringify(p));
+        const changed = takeChanged(all);
         const present = new Set(all.map((p) => p.id));
         const gone = [...held.keys()].filter((id) => !present.has(id));
-        if (changed.length === 0 && gone.length === 0) return;
-        held.clear();
-        for (const p of all) held.set(p.id, JSON.stringify(p));
-        await broadcast({ policies: changed, gone, full: false });
+        for (const id of gone) held.delete(id);
+        if (changed.length > 0 || gone.length > 0) await broadcast({ policies: changed, gone, full: false });
       });
     // Managed certificates: written like an API write and published the same way.
     let acme: AcmeManager | undefined;

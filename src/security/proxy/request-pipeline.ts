@@ -67,6 +67,22 @@ function clientOf(req: ProxyRequest, trusted: ReturnType<typeof trustedNetworks>
   return clientAddress(connectionClient(req.socket), Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor, trusted);
 }
 
+/** What the steps (and, with `res`, forwarding) see of a request: its client, host, method and path. */
+function exchangeOf<R extends ProxyResponse | undefined>(req: ProxyRequest, res: R, client: string, secure: boolean): StepExchange & { res: R } {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return {
+    req,
+    res,
+    client,
+    secure,
+    host: hostOf(req.headers[':authority'] as string | undefined ?? req.headers.host),
+    method: req.method ?? 'GET',
+    path: query < 0 ? url : url.slice(0, query),
+    answerHeaders: {},
+  };
+}
+
 /**
  * The answer a request for `resource` gets before any of its steps, or undefined: an ACME HTTP-01
  * token of ours (the CA validating one of our orders passes before every check, and whether the
@@ -163,18 +179,7 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
 
   return (req, res) => {
     const at = performance.now();
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const exchange: Exchange = {
-      req,
-      res,
-      client: clientOf(req, trusted),
-      secure,
-      host: hostOf(req.headers[':authority'] as string | undefined ?? req.headers.host),
-      method: req.method ?? 'GET',
-      path: query < 0 ? url : url.slice(0, query),
-      answerHeaders: {},
-    };
+    const exchange: Exchange = exchangeOf(req, res, clientOf(req, trusted), secure);
     const started: Started = { exchange, at, written: req.httpVersionMajor === 1 ? req.socket.bytesWritten : -1, socket: req.socket };
     const refuse = (reply: Answer, resource?: ServedResource) => {
       answer(res, reply);
@@ -225,17 +230,7 @@ export function upgradePipeline(table: HostTable, deps: ThreadDeps, secure: bool
   }
 
   return (req, socket, head) => {
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const exchange: StepExchange = {
-      req,
-      client: clientOf(req, trusted),
-      secure,
-      host: hostOf(req.headers.host),
-      method: req.method ?? 'GET',
-      path: query < 0 ? url : url.slice(0, query),
-      answerHeaders: {},
-    };
+    const exchange: StepExchange = exchangeOf(req, undefined, clientOf(req, trusted), secure);
     const resource = table.find(exchange.host);
     const refusal = framingProblem(req, maxBodySize) ?? (resource === undefined ? unknownHost : refusalOf(table, resource, req, exchange.path, secure));
     if (refusal !== undefined || resource === undefined) {
