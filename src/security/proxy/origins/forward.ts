@@ -1,17 +1,17 @@
 // Forwards a request to the resource's origins and streams the answer back, for HTTP/1.1 clients
-// (node:http) and HTTP/2 clients (node:http2's compatibility API) alike. Neither body is held
-// whole: the request body is undici's to read from the client's stream at the origin's pace, and
-// the answer is written as it comes, the origin paused while the client's side is full. When the
-// client leaves, the origin request is aborted; when the origin fails in mid-answer, the client is
-// cut off rather than given a truncated answer as a whole one.
-import type { IncomingHttpHeaders } from 'node:http';
+// (node:http, or the proxy's own HTTP/1.1 server) and HTTP/2 clients (node:http2's compatibility
+// API) alike. Neither body is held whole: the request body is read from the client's stream at the
+// origin's pace (with its Content-Length when it declared one, else chunked), and the answer is
+// written as it comes, the origin paused while the client's side is full. When the client leaves,
+// the origin request is aborted; when the origin fails in mid-answer, the client is cut off rather
+// than given a truncated answer as a whole one.
 import type { Http2ServerRequest } from 'node:http2';
-import type { Dispatcher } from 'undici';
 import { BodyRefused, limitBody } from '../body-limit.ts';
 import type { Exchange, ProxyRequest, ProxyResponse } from '../exchange.ts';
 import type { ProxyLimits } from '../server-limits.ts';
-import { clientResponseHeaders, originRequestHeaders, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
-import { Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
+import { clientResponseHeaders, originRequestHead, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
+import { Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget, type OriginRequest } from './forwarding.ts';
+import type { ResponseHead } from './response-head.ts';
 
 export type { ForwardOutcome, ForwardResult } from './forwarding.ts';
 
@@ -43,11 +43,34 @@ function clientGone(req: ProxyRequest): boolean {
   return req.httpVersionMajor === 2 ? (req as Http2ServerRequest).stream.destroyed : req.socket.destroyed;
 }
 
-/** Whether a request has no body: undici then has nothing to read, and it may be sent again. */
+/** Whether a request has no body: nothing to read, and it may be sent again. */
 function bodiless(req: ProxyRequest): boolean {
   if (req.httpVersionMajor === 2) return (req as Http2ServerRequest).stream.endAfterHeaders;
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+}
+
+/** Methods whose requests carry a body by definition: sent `content-length: 0` when they have none. */
+const payloadMethods = new Set(['POST', 'PUT', 'PATCH']);
+const noBody = 'content-length: 0\r\n';
+const chunkedBody = 'transfer-encoding: chunked\r\n';
+
+/** The request as the origin is sent it: its head (empty when it cannot be sent) and body. */
+function originRequest(exchange: Exchange, limits: ProxyLimits): OriginRequest {
+  const req = exchange.req;
+  const target = originTarget(req.url ?? '/');
+  const length = req.headers['content-length'];
+  if (bodiless(req)) {
+    const framing = length !== undefined || payloadMethods.has(exchange.method) ? noBody : '';
+    return { head: originRequestHead(exchange.method, target, req, exchange, framing) ?? '', body: null, bodyLength: 0, upgrading: false };
+  }
+  // A declared length is kept (the origin may want it: an upload's size); else the body goes chunked.
+  const declared = length === undefined ? -1 : /^\d{1,15}$/.test(length) ? Number(length) : -2;
+  const framing = declared >= 0 ? `content-length: ${length ?? ''}\r\n` : chunkedBody;
+  const head = declared === -2 ? undefined : originRequestHead(exchange.method, target, req, exchange, framing);
+  if (head === undefined) return { head: '', body: null, bodyLength: 0, upgrading: false };
+  // Counted and timed as it streams: a chunked body over the size limit, or one trickled too slowly.
+  return { head, body: limitBody(req, limits), bodyLength: declared, upgrading: false };
 }
 
 class HttpForwarding extends Forwarding {
@@ -55,8 +78,8 @@ class HttpForwarding extends Forwarding {
   readonly #res: ResponseSink;
   #drainListened = false;
 
-  constructor(exchange: Exchange, target: ForwardTarget, options: Dispatcher.DispatchOptions) {
-    super(target.origins, exchange, options);
+  constructor(exchange: Exchange, target: ForwardTarget, request: OriginRequest) {
+    super(target.origins, exchange, request);
     this.#req = exchange.req;
     this.#res = exchange.res;
     this.#res[forwardingOf] = this;
@@ -68,29 +91,32 @@ class HttpForwarding extends Forwarding {
   }
 
   drained(): void {
-    this.controller?.resume();
+    this.connection?.resume(this);
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
-    if (!this.finalAnswer(controller, statusCode)) return;
+  onResponseStart(head: ResponseHead): void {
+    if (!this.finalAnswer()) return;
+    const status = head.status;
     try {
-      this.#res.writeHead(statusCode, clientResponseHeaders(headers, this.exchange.answerHeaders));
+      this.#res.writeHead(status, clientResponseHeaders(head.headers, head.connection, this.exchange.answerHeaders));
     } catch {
-      // A header the client's protocol cannot carry (HTTP/2 is stricter than HTTP/1.1).
-      controller.abort(new Error('the origin answered headers that cannot be relayed'));
+      // A header the client's protocol cannot carry (HTTP/2 is stricter than HTTP/1.1): as an origin
+      // failing before its answer, without counting against its health (it did answer).
+      this.pool?.cancel(this);
+      this.answer(502, 'Bad Gateway: the origin\'s answer cannot be relayed\n', 'origin_error');
       return;
     }
     this.responding = true;
-    this.status = statusCode;
+    this.status = status;
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.#res.write(chunk)) return;
-    controller.pause();
+  onResponseData(chunk: Buffer): boolean {
+    if (this.#res.write(chunk)) return true;
     if (!this.#drainListened) {
       this.#drainListened = true;
       this.#res.on('drain', onClientDrain);
     }
+    return false;
   }
 
   onResponseEnd(): void {
@@ -136,12 +162,5 @@ export function forward(exchange: Exchange, resource: ForwardTarget, limits: Pro
   const req = exchange.req;
   // Gone while its checks ran (a slow rate-limit store, say): nothing would ever read the answer.
   if (clientGone(req)) return Promise.resolve({ outcome: 'client_closed', status: 499, originMs: -1 });
-  const options: Dispatcher.DispatchOptions = {
-    method: exchange.method,
-    path: originTarget(req.url ?? '/'),
-    headers: originRequestHeaders(req, exchange),
-    // Counted and timed as it streams: a chunked body over the size limit, or one trickled too slowly.
-    body: bodiless(req) ? null : limitBody(req, limits),
-  };
-  return new HttpForwarding(exchange, resource, options).start();
+  return new HttpForwarding(exchange, resource, originRequest(exchange, limits)).start();
 }

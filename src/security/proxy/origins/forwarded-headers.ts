@@ -4,14 +4,14 @@
 // client's Host as sent and X-Forwarded-For, X-Real-IP, X-Forwarded-Proto and X-Forwarded-Host set by
 // the proxy: whatever the client sent under those names (and `Forwarded`, which some origins trust
 // instead) is replaced, since the proxy has already settled who the client is (exchange.client).
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Exchange, ProxyRequest } from '../exchange.ts';
 
-/** Request headers never passed on: hop-by-hop ones, and the ones the proxy sets itself. */
+/** Request headers never passed on: hop-by-hop ones, the ones the proxy sets itself, and the body's framing (the origin connection's own). */
 const droppedRequestHeaders = new Set([
   'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'http2-settings',
   'host', 'x-forwarded-for', 'x-real-ip', 'x-forwarded-proto', 'x-forwarded-host', 'forwarded',
-  // Node answers `Expect: 100-continue` itself; undici refuses to send it.
+  'content-length',
+  // The client's server answers `Expect: 100-continue` itself; the origin gets the body in any case.
   'expect',
 ]);
 
@@ -29,6 +29,21 @@ function connectionNamed(value: string | string[] | undefined): string[] | undef
   return text.split(',').map((token) => token.trim());
 }
 
+// What a request head written to an origin may hold. The parsers in front (llhttp, nghttp2, the
+// proxy's own) already refuse most of this; the head is checked again where it is written, since a
+// CR or LF here would let a client write a request of its own to the origin.
+/** A method: a token. */
+const methodToken = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A header name: a token (lower case from every parser in front, any case accepted). */
+const nameToken = methodToken;
+/** What a field value may not hold: control characters but HTAB, and anything beyond latin1. */
+const invalidValue = /[^\t\x20-\x7e\x80-\xff]/;
+/** What an origin-form target may not hold: control characters, spaces, anything beyond latin1. */
+const invalidTarget = /[^\x21-\x7e\x80-\xff]/;
+
+/** Whether a header value can be written to an origin as it is. */
+export const validFieldValue = (value: string): boolean => !invalidValue.test(value);
+
 /** The request target for the origin: origin-form (a proxy-style absolute URL loses its scheme and authority). */
 export function originTarget(url: string): string {
   if (url.charCodeAt(0) === 0x2f) return url;
@@ -45,27 +60,31 @@ export function clientHost(req: ProxyRequest, exchange: Pick<Exchange, 'host'>):
   return typeof authority === 'string' ? authority : exchange.host;
 }
 
-/** The request headers for the origin as undici takes them: a flat name, value list. */
-export function originRequestHeaders(req: ProxyRequest, exchange: Pick<Exchange, 'client' | 'secure' | 'host'>): string[] {
+/**
+ * The request head for the origin: request line, Host first, the client's end-to-end headers, the
+ * proxy's X-Forwarded-* and X-Real-IP, then `framing` (the body's Content-Length or
+ * Transfer-Encoding, or an upgrade's Connection and Upgrade: whole lines), and the empty line.
+ * Undefined when the request cannot be sent as it is (CONNECT, `OPTIONS *`, a control character):
+ * the client is answered 400.
+ */
+export function originRequestHead(method: string, target: string, req: ProxyRequest, exchange: Pick<Exchange, 'client' | 'secure' | 'host'>, framing: string): string | undefined {
+  if (!methodToken.test(method) || method === 'CONNECT' || target.charCodeAt(0) !== 0x2f || invalidTarget.test(target)) return undefined;
   const headers = req.headers;
+  const host = clientHost(req, exchange);
+  if (invalidValue.test(host)) return undefined;
   const named = connectionNamed(headers.connection);
-  const out: string[] = [];
+  let head = `${method} ${target} HTTP/1.1\r\nhost: ${host}\r\n`;
   for (const name in headers) {
     const value = headers[name];
     // `:method`, `:path`, ... of HTTP/2 are not headers.
     if (value === undefined || name.charCodeAt(0) === 0x3a || droppedRequestHeaders.has(name) || isProxyHeader(name)) continue;
     if (named?.includes(name) === true) continue;
-    out.push(name, typeof value === 'string' ? value : value.join(name === 'cookie' ? '; ' : ', '));
+    const joined = typeof value === 'string' ? value : value.join(name === 'cookie' ? '; ' : ', ');
+    if (!nameToken.test(name) || invalidValue.test(joined)) return undefined;
+    head += `${name}: ${joined}\r\n`;
   }
-  const host = clientHost(req, exchange);
-  out.push(
-    'host', host,
-    'x-forwarded-for', exchange.client,
-    'x-real-ip', exchange.client,
-    'x-forwarded-proto', exchange.secure ? 'https' : 'http',
-    'x-forwarded-host', host,
-  );
-  return out;
+  const client = exchange.client;
+  return `${head}x-forwarded-for: ${client}\r\nx-real-ip: ${client}\r\nx-forwarded-proto: ${exchange.secure ? 'https' : 'http'}\r\nx-forwarded-host: ${host}\r\n${framing}\r\n`;
 }
 
 /** Appends a header to a flat name, value list, once per value (both writeHead flavours take repeated names). */
@@ -75,24 +94,31 @@ function append(out: string[], name: string, value: string | string[]): void {
 }
 
 /**
- * The origin's answer headers for the client, as writeHead takes them (a flat name, value list),
- * with the proxy's own answer headers (HSTS, a challenge's cookie) replacing the origin's of the
- * same name, cookies added to the origin's.
+ * The origin's answer headers for the client, as writeHead takes them (a flat name, value list):
+ * `headers` (response-head.ts's list: lower-case names) is filtered in place and returned, with the
+ * proxy's own answer headers (HSTS, a challenge's cookie) replacing the origin's of the same name,
+ * cookies added to the origin's. `connection` is the origin's Connection header (what it names is
+ * hop-by-hop too).
  */
-export function clientResponseHeaders(headers: IncomingHttpHeaders, extra: Record<string, string | string[]>): string[] {
+export function clientResponseHeaders(headers: string[], connection: string | undefined, extra: Record<string, string | string[]>): string[] {
   let replaced: string[] | undefined;
   for (const name in extra) (replaced ??= []).push(name.toLowerCase());
-  const named = connectionNamed(headers.connection);
-  const out: string[] = [];
-  for (const name in headers) {
-    const value = headers[name];
-    if (value === undefined || droppedResponseHeaders.has(name) || isProxyHeader(name)) continue;
+  const named = connectionNamed(connection);
+  let kept = 0;
+  for (let i = 0; i < headers.length; i += 2) {
+    const name = headers[i] ?? '';
+    if (droppedResponseHeaders.has(name) || isProxyHeader(name)) continue;
     if (named?.includes(name) === true) continue;
     if (replaced?.includes(name) === true && name !== 'set-cookie') continue;
-    append(out, name, value);
+    if (kept !== i) {
+      headers[kept] = name;
+      headers[kept + 1] = headers[i + 1] ?? '';
+    }
+    kept += 2;
   }
-  if (replaced !== undefined) for (const name in extra) append(out, name, extra[name] ?? '');
-  return out;
+  headers.length = kept;
+  if (replaced !== undefined) for (const name in extra) append(headers, name, extra[name] ?? '');
+  return headers;
 }
 
 /** An answer of the proxy's own: the proxy's answer headers and a short text. */

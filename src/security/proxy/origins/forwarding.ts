@@ -1,12 +1,20 @@
 // One request's way to an origin, whatever the client side is (an HTTP answer, a WebSocket): which
-// origin, what a failure means, whether to try the next one. A failure before any byte reached an
-// origin (no connection: refused, unreachable, timed out, a non-public address) is retried on the
-// next origin, for idempotent requests without a body only (a body read once cannot be sent
-// again), the way nginx's `proxy_next_upstream error timeout` does before anything reaches the
-// client; any failure of the origin's counts against its passive health. The undici handler is this
-// object itself: no closure per request, and the result the caller awaits is this object too.
-import type { Dispatcher } from 'undici';
+// origin, what a failure means, whether to try again. A failure before any byte reached an origin
+// (no connection: refused, unreachable, timed out, a non-public address) is retried on the next
+// origin, for idempotent requests without a body only (a body read once cannot be sent again),
+// the way nginx's `proxy_next_upstream error timeout` does before anything reaches the client; any
+// failure of the origin's counts against its passive health. A request on a kept-alive connection
+// the origin had closed (its idle close racing the request: reset or ended before any answer
+// byte) is sent once more on a fresh connection to the same origin, on the same conditions, as
+// nginx and undici do: not the origin's failure. The connection's handler (origin-connection.ts)
+// is this object itself: no closure per request, and the result the caller awaits is this object too.
+import type { Readable } from 'node:stream';
+import type { Socket } from 'node:net';
+import type { OriginConnection, OriginHandler } from './origin-connection.ts';
+import { OriginError } from './origin-connection.ts';
+import type { OriginPool } from './origin-pools.ts';
 import type { OriginSet } from './origin-set.ts';
+import type { ResponseHead } from './response-head.ts';
 
 /**
  * `passed`: the origin's answer was relayed (whatever its status); `origin_error`: no origin
@@ -38,35 +46,47 @@ export interface ForwardClient {
   answerHeaders: Record<string, string | string[]>;
 }
 
-/** How a failure is treated: by whom it was caused. */
-type Fault = 'client' | 'origin' | 'proxy';
+/** How a failure is treated: by whom it was caused; `busy`: the origin's connections are all taken (not a failure of its). */
+type Fault = 'client' | 'origin' | 'proxy' | 'busy';
 
 /** Methods whose repetition is harmless (RFC 9110 §9.2.2). */
 const idempotent = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 
-/** The reason a request is aborted for when its client left: one object, recognised when it comes back. */
-export const clientLeft = new Error('the client closed the connection');
-
 /** Errors that come from the request as the client sent it, not from the origin. */
-const clientErrorCodes = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH']);
-/** The pools were closed under the request (its resource changed): nobody's fault, nothing to count. */
-const closedCodes = new Set(['UND_ERR_DESTROYED', 'UND_ERR_CLOSED']);
-const timeoutCodes = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'ETIMEDOUT']);
+const clientErrorCodes = new Set(['EDGEPLANE_REQUEST_INVALID', 'EDGEPLANE_REQUEST_BODY_LENGTH']);
+const timeoutCodes = new Set(['EDGEPLANE_ORIGIN_CONNECT_TIMEOUT', 'EDGEPLANE_ORIGIN_HEADERS_TIMEOUT', 'ETIMEDOUT']);
 
 const codeOf = (error: Error) => (error as NodeJS.ErrnoException).code;
 
-export abstract class Forwarding implements Dispatcher.DispatchHandler, ForwardResult {
+const invalidRequest = new OriginError('EDGEPLANE_REQUEST_INVALID', 'the request cannot be sent to an origin as it is');
+const bodyCut = new Error('the request body ended before it was whole');
+
+/** The request as forwarding sends it to each origin tried (forwarded-headers.ts builds the head). */
+export interface OriginRequest {
+  /** The whole head; empty when the request cannot be sent as it is (answered 400). */
+  head: string;
+  body: Readable | null;
+  /** The body's declared length; -1: sent chunked. */
+  bodyLength: number;
+  upgrading: boolean;
+}
+
+export abstract class Forwarding implements OriginHandler, ForwardResult {
   outcome: ForwardOutcome = 'passed';
   status = 0;
   originMs = -1;
+  readonly head: string;
+  readonly body: Readable | null;
+  readonly bodyLength: number;
+  readonly headRequest: boolean;
+  readonly upgrading: boolean;
+  connection: OriginConnection | undefined;
   protected readonly origins: OriginSet;
   protected readonly exchange: ForwardClient;
-  /** The request as undici sends it to each origin tried; `servername` changes with the origin. */
-  protected readonly options: Dispatcher.DispatchOptions & { servername?: string | undefined };
-  /** The origin of the current attempt, when it was sent, and its controller once it is on a connection. */
+  /** The origin of the current attempt, its pool, and when the request was sent to it. */
   protected index = -1;
+  protected pool: OriginPool | undefined;
   protected sentAt = 0;
-  protected controller: Dispatcher.DispatchController | undefined;
   /** The client's side has been answered or has gone: nothing more is written to it. */
   protected done = false;
   /** Headers (or a 101) have gone to the client: a failure from now on can only cut it off. */
@@ -75,19 +95,35 @@ export abstract class Forwarding implements Dispatcher.DispatchHandler, ForwardR
   #onOrigin = false;
   #tried: number[] | undefined;
   readonly #retryable: boolean;
+  /** The request was sent again after a kept-alive connection lost it. */
+  #resent = false;
   #resolve: ((result: ForwardResult) => void) | undefined;
 
-  constructor(origins: OriginSet, exchange: ForwardClient, options: Dispatcher.DispatchOptions) {
+  constructor(origins: OriginSet, exchange: ForwardClient, request: OriginRequest) {
     this.origins = origins;
     this.exchange = exchange;
-    this.options = options;
-    this.#retryable = options.body === null && idempotent.has(exchange.method);
+    this.head = request.head;
+    this.body = request.body;
+    this.bodyLength = request.bodyLength;
+    this.upgrading = request.upgrading;
+    this.headRequest = exchange.method === 'HEAD';
+    this.#retryable = request.body === null && idempotent.has(exchange.method);
+    const body = request.body;
+    if (body !== null) {
+      // A body failing (its limit's refusal, the client gone) fails the request wherever it is; the
+      // origin connection it was going out on is closed: the origin must not take a cut body for a whole one.
+      body.on('error', (error: Error) => this.#bodyFailed(error));
+      body.on('close', () => {
+        if (!body.readableEnded) this.#bodyFailed(bodyCut);
+      });
+    }
   }
 
   /** Sends the request to the first available origin; resolves when the client's side is over. */
   start(): Promise<ForwardResult> {
     const result = new Promise<ForwardResult>((resolve) => (this.#resolve = resolve));
-    this.#attempt(performance.now(), undefined);
+    if (this.head.length === 0) this.#failed(invalidRequest, 'client');
+    else this.#attempt(performance.now(), undefined);
     return result;
   }
 
@@ -99,37 +135,51 @@ export abstract class Forwarding implements Dispatcher.DispatchHandler, ForwardR
     }
     this.index = index;
     this.sentAt = now;
-    this.controller = undefined;
     this.#onOrigin = false;
+    this.#resent = false;
     const pools = this.origins.pools(index);
     if (pools.refusal !== undefined) {
       this.#failed(pools.refusal, 'origin');
       return;
     }
-    const https = this.exchange.secure && !this.origins.httpsToHttp;
-    this.options.servername = https ? pools.servername : undefined;
-    pools.pool(https).dispatch(this.options, this);
+    const pool = pools.pool(this.exchange.secure && !this.origins.httpsToHttp);
+    this.pool = pool;
+    pool.dispatch(this, false);
   }
 
-  /** No origin answered: 504 when the last one timed out, else 502. */
+  /** No origin answered: 504 when the last one timed out, 503 when it was busy, else 502. */
   #unanswered(lastError: Error | undefined): void {
-    if (lastError !== undefined && timeoutCodes.has(codeOf(lastError) ?? '')) this.answer(504, 'Gateway Timeout: the origin did not answer in time\n', 'origin_error');
+    const code = lastError === undefined ? '' : (codeOf(lastError) ?? '');
+    if (timeoutCodes.has(code)) this.answer(504, 'Gateway Timeout: the origin did not answer in time\n', 'origin_error');
+    else if (code === 'EDGEPLANE_ORIGIN_BUSY') this.answer(503, 'Service Unavailable: the origin is busy\n', 'origin_error');
     else this.answer(502, 'Bad Gateway: no answer from the origin\n', 'origin_error');
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
-    if (this.done) controller.abort(clientLeft);
-    else this.#onOrigin = true;
+  onRequestStart(): void {
+    this.#onOrigin = true;
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
-    // Aborted by the proxy because the client left: already accounted for.
-    if (error === clientLeft) return;
+  onResponseError(error: Error, stale: boolean): void {
     const code = codeOf(error) ?? '';
-    if (closedCodes.has(code)) this.#failed(error, 'proxy');
-    else if (clientErrorCodes.has(code) || this.refusedBody(error) !== undefined || this.clientError(error)) this.#failed(error, 'client');
-    else this.#failed(error, 'origin');
+    if (code === 'EDGEPLANE_POOL_CLOSED') {
+      this.#failed(error, 'proxy');
+    } else if (code === 'EDGEPLANE_ORIGIN_BUSY') {
+      this.#failed(error, 'busy');
+    } else if (clientErrorCodes.has(code) || this.refusedBody(error) !== undefined || this.clientError(error)) {
+      this.#failed(error, 'client');
+    } else if (stale && this.#retryable && !this.#resent && !this.done && this.pool !== undefined) {
+      this.#resent = true;
+      this.#onOrigin = false;
+      this.pool.dispatch(this, true);
+    } else {
+      this.#failed(error, 'origin');
+    }
+  }
+
+  #bodyFailed(error: Error): void {
+    if (this.done) return;
+    this.pool?.cancel(this);
+    this.#failed(error, 'client');
   }
 
   #failed(error: Error, fault: Fault): void {
@@ -155,7 +205,7 @@ export abstract class Forwarding implements Dispatcher.DispatchHandler, ForwardR
       }
       return;
     }
-    if (fault === 'origin' && !this.#onOrigin && this.#retryable) {
+    if ((fault === 'origin' || fault === 'busy') && !this.#onOrigin && this.#retryable) {
       (this.#tried ??= []).push(this.index);
       this.#attempt(now, error);
       return;
@@ -163,14 +213,10 @@ export abstract class Forwarding implements Dispatcher.DispatchHandler, ForwardR
     this.#unanswered(error);
   }
 
-  /**
-   * Final answer headers arrived from the origin: whether they go to the client (not for a 1xx,
-   * such as 103 Early Hints, whose final answer follows; not when the client already left).
-   */
-  protected finalAnswer(controller: Dispatcher.DispatchController, statusCode: number): boolean {
-    if (statusCode < 200) return false;
+  /** A final answer's head arrived from the origin: whether it goes to the client (not when the client already left). */
+  protected finalAnswer(): boolean {
     if (this.done) {
-      controller.abort(clientLeft);
+      this.pool?.cancel(this);
       return false;
     }
     this.answered();
@@ -183,11 +229,11 @@ export abstract class Forwarding implements Dispatcher.DispatchHandler, ForwardR
     this.origins.answered(this.index, this.sentAt);
   }
 
-  /** The client left: abort whatever goes on with the origin. */
+  /** The client left: give up whatever goes on with the origin. */
   protected clientClosed(): void {
     if (this.done) return;
     this.finish('client_closed', 499);
-    this.controller?.abort(clientLeft);
+    this.pool?.cancel(this);
   }
 
   protected finish(outcome: ForwardOutcome, status: number): void {
@@ -195,6 +241,15 @@ export abstract class Forwarding implements Dispatcher.DispatchHandler, ForwardR
     this.outcome = outcome;
     this.status = status;
     this.#resolve?.(this);
+  }
+
+  abstract onResponseStart(head: ResponseHead): void;
+  abstract onResponseData(chunk: Buffer): boolean;
+  abstract onResponseEnd(): void;
+
+  /** Only an upgrading request gets a 101 (websocket.ts); the connection refuses it for others. */
+  onUpgrade(_head: ResponseHead, socket: Socket, _rest: Buffer): void {
+    socket.destroy();
   }
 
   /** Whether an error is the client side's own (its request stream failed: it went away). */

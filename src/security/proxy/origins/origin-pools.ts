@@ -1,22 +1,30 @@
-// The keep-alive connections to one origin: an undici Pool per scheme, made when first needed.
-// Origins are chosen by tenants but connected to by the operator's machine, so unless the operator
-// allows it, an origin is refused when the address actually connected to is not public (loopback,
-// private, link-local, unspecified, multicast, ...): a host name is checked on what it resolves to
-// at connect time, inside the connection's own lookup, so a DNS answer that changes after a check
-// (rebinding) cannot reach the operator's network; an address needs no lookup and is checked once.
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+// The keep-alive connections to one origin, per scheme (origin-connection.ts): made when a request
+// needs one, at most `connections` of them, kept while idle for the next request. Idle connections
+// are a stack: the one used last serves next (its TCP and TLS state is the warmest, and the others
+// can age out). A request finding no idle connection and the cap reached waits for one, in order,
+// but only up to `maxWaiting` requests: beyond, it fails at once (busy) instead of queueing without
+// bound behind an origin that does not keep up.
+//
+// One sweep per pool, a few times per timeout window, does every connection's timing (connect,
+// answer head, pauses in the body, idling): requests set no timer of their own.
+import net, { type Socket } from 'node:net';
+import tls from 'node:tls';
 import { isIP } from 'node:net';
-import { Pool } from 'undici';
-import { nonPublic } from '../../../net/public-address.ts';
 import type { OriginPolicy } from '../policy.ts';
+import { PrivateOriginError, publicLookup, refusedAddress } from './origin-address.ts';
+import { OriginConnection, OriginError, type OriginHandler } from './origin-connection.ts';
+
+export { PrivateOriginError } from './origin-address.ts';
 
 export interface PoolOptions {
   /** Connect to loopback, private and other non-public addresses (EDGEPLANE_PROXY_ALLOW_PRIVATE_ORIGINS). */
   allowPrivateOrigins: boolean;
   /** Connections per origin and scheme at most; requests beyond wait for one. */
   connections: number;
+  /** Requests waiting for a connection per origin and scheme at most; beyond, a request fails at once (503). Default: 4 × connections. */
+  maxWaiting?: number | undefined;
   connectTimeoutMs: number;
-  /** From the request sent to the answer's headers. */
+  /** From the request sent to the answer's headers (a request body being sent keeps it from running out). */
   headersTimeoutMs: number;
   /** Between two chunks of the answer's body (not counted while the client is slow to read). */
   bodyTimeoutMs: number;
@@ -33,78 +41,176 @@ export const defaultPoolOptions: PoolOptions = {
   keepAliveTimeoutMs: 30_000,
 };
 
-/** An origin refused by the destination policy: the proxy treats it as a connection failure. */
-export class PrivateOriginError extends Error {
-  override name = 'PrivateOriginError';
-  readonly code = 'EDGEPLANE_PRIVATE_ORIGIN';
-}
+/** Shared: these carry nothing of the request they fail. */
+const busy = new OriginError('EDGEPLANE_ORIGIN_BUSY', 'every connection to the origin is busy and too many requests wait for one');
+const closed = new OriginError('EDGEPLANE_POOL_CLOSED', 'the origin\'s connections were closed (its resource changed)');
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+/** The connections to one origin over one scheme. */
+export class OriginPool {
+  readonly options: PoolOptions;
+  readonly https: boolean;
+  readonly #host: string;
+  readonly #port: number;
+  readonly #servername: string | undefined;
+  readonly #maxWaiting: number;
+  /** Every connection of the pool (connecting, busy or idle). */
+  readonly #live = new Set<OriginConnection>();
+  readonly #idle: OriginConnection[] = [];
+  readonly #waiting: OriginHandler[] = [];
+  /** The last TLS session the origin gave: the next connection resumes it (no full handshake). */
+  #session: Buffer | undefined;
+  #sweep: NodeJS.Timeout | undefined;
+  readonly #sweepMs: number;
+  #closing: PromiseWithResolvers<undefined> | undefined;
 
-/** net.connect's lookup, keeping only public addresses (refusing when none is left). */
-function publicLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
-  dnsLookup(hostname, { family: options.family ?? 0, hints: options.hints ?? 0, all: true }, (error, addresses) => {
-    if (error !== null) {
-      callback(error, '');
+  constructor(host: string, port: number, https: boolean, servername: string | undefined, options: PoolOptions) {
+    this.#host = host;
+    this.#port = port;
+    this.https = https;
+    this.#servername = servername;
+    this.options = options;
+    this.#maxWaiting = options.maxWaiting ?? options.connections * 4;
+    // A timeout fires within an eighth of the shortest one late, at most half a second (the margin
+    // kept under an origin's own keep-alive time, origin-connection.ts).
+    const shortest = Math.min(options.connectTimeoutMs, options.headersTimeoutMs, options.bodyTimeoutMs, options.keepAliveTimeoutMs);
+    this.#sweepMs = Math.max(10, Math.min(500, Math.floor(shortest / 8)));
+  }
+
+  /**
+   * Sends `handler`'s request on an idle connection, a new one, or once one is free. `fresh`: not on
+   * a kept-alive connection (the retry of a request a kept-alive one lost).
+   */
+  dispatch(handler: OriginHandler, fresh: boolean): void {
+    if (this.#closing !== undefined) {
+      handler.onResponseError(closed, false);
       return;
     }
-    const allowed = addresses.filter(({ address }) => nonPublic(address) === undefined);
-    const first = allowed[0];
-    if (first === undefined) {
-      const shown = addresses[0] === undefined ? 'no address' : `${addresses[0].address}, a ${nonPublic(addresses[0].address) ?? ''} address`;
-      callback(new PrivateOriginError(`origin ${hostname} resolves to ${shown}: only public addresses are allowed`), '');
+    if (!fresh) {
+      const idle = this.#idle.pop();
+      if (idle !== undefined) {
+        idle.send(handler);
+        return;
+      }
+    } else if (this.#live.size >= this.options.connections) {
+      // Make room: an idle connection may well be as stale as the one that failed.
+      this.#idle.shift()?.destroy();
+    }
+    if (this.#live.size < this.options.connections) this.#open(handler);
+    else if (this.#waiting.length < this.#maxWaiting) this.#waiting.push(handler);
+    else handler.onResponseError(busy, false);
+  }
+
+  /** The request gives up (its client left): out of the queue, or off its connection. */
+  cancel(handler: OriginHandler): void {
+    const connection = handler.connection;
+    if (connection !== undefined) {
+      connection.abort(handler);
       return;
     }
-    if (options.all === true) callback(null, allowed);
-    else callback(null, first.address, first.family);
-  });
+    const at = this.#waiting.indexOf(handler);
+    if (at >= 0) this.#waiting.splice(at, 1);
+  }
+
+  /** A connection is free: the next waiting request takes it, else it idles. */
+  release(connection: OriginConnection): void {
+    const next = this.#waiting.shift();
+    if (next !== undefined) connection.send(next);
+    else if (this.#closing !== undefined) connection.destroy();
+    else this.#idle.push(connection);
+  }
+
+  /** A connection is gone (closed, failed, upgraded): its place may serve a waiting request. */
+  remove(connection: OriginConnection): void {
+    if (!this.#live.delete(connection)) return;
+    const at = this.#idle.lastIndexOf(connection);
+    if (at >= 0) this.#idle.splice(at, 1);
+    const next = this.#waiting.shift();
+    if (next !== undefined) this.#open(next);
+    else if (this.#live.size === 0) this.#idled();
+  }
+
+  #open(handler: OriginHandler | undefined): void {
+    const connection = new OriginConnection(this, this.#connect(), handler);
+    this.#live.add(connection);
+    this.#sweep ??= setInterval(this.#tick, this.#sweepMs).unref();
+  }
+
+  #connect(): Socket {
+    const lookup = this.options.allowPrivateOrigins ? undefined : publicLookup;
+    let socket: Socket;
+    if (this.https) {
+      socket = tls.connect({
+        host: this.#host,
+        port: this.#port,
+        ...(this.#servername === undefined ? {} : { servername: this.#servername }),
+        // Origin certificates are not verified, as at the provider: origins commonly serve self-signed ones.
+        rejectUnauthorized: false,
+        ALPNProtocols: ['http/1.1'],
+        ...(this.#session === undefined ? {} : { session: this.#session }),
+        ...(lookup === undefined ? {} : { lookup }),
+      });
+      socket.on('session', this.#keepSession);
+    } else {
+      socket = net.connect({ host: this.#host, port: this.#port, ...(lookup === undefined ? {} : { lookup }) });
+    }
+    // Small heads and answers go out at once; a dead peer is found by the kernel in the end.
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 60_000);
+    return socket;
+  }
+
+  readonly #keepSession = (session: Buffer): void => {
+    this.#session = session;
+  };
+
+  readonly #tick = (): void => {
+    const now = performance.now();
+    for (const connection of this.#live) connection.tick(now);
+  };
+
+  /** No connection left: stop the sweep; a closing pool is closed. */
+  #idled(): void {
+    if (this.#sweep !== undefined) {
+      clearInterval(this.#sweep);
+      this.#sweep = undefined;
+    }
+    if (this.#waiting.length === 0) this.#closing?.resolve(undefined);
+  }
+
+  /** Closes idle connections now, the others once their request is answered; resolves when none is left. */
+  close(): Promise<void> {
+    const closing = (this.#closing ??= Promise.withResolvers<undefined>());
+    for (const connection of this.#idle.splice(0)) connection.destroy();
+    if (this.#live.size === 0) this.#idled();
+    return closing.promise;
+  }
 }
 
+/** The pools towards one origin, one per scheme, made when first needed. */
 export class OriginPools {
-  readonly #url: { http: string; https: string };
+  readonly #host: string;
+  readonly #ports: { http: number; https: number };
   /** For HTTPS: the origin's name, or for an address the resource's name (the site the origin serves). */
   readonly servername: string | undefined;
   /** Why every connection to this origin is refused (a non-public address), or undefined. */
   readonly refusal: PrivateOriginError | undefined;
   readonly #options: PoolOptions;
-  #http: Pool | undefined;
-  #https: Pool | undefined;
+  #http: OriginPool | undefined;
+  #https: OriginPool | undefined;
 
   constructor(origin: OriginPolicy, siteName: string | undefined, options: PoolOptions) {
-    const literal = isIP(origin.host);
-    const host = literal === 6 ? `[${origin.host}]` : origin.host;
-    const port = (fallback: number) => String(origin.port ?? fallback);
-    this.#url = { http: `http://${host}:${port(80)}`, https: `https://${host}:${port(443)}` };
-    this.servername = literal === 0 ? origin.host : siteName;
-    const kind = literal === 0 || options.allowPrivateOrigins ? undefined : nonPublic(origin.host);
-    this.refusal = kind === undefined ? undefined : new PrivateOriginError(`origin ${origin.host} is a ${kind} address: only public addresses are allowed`);
+    const literal = isIP(origin.host) !== 0;
+    this.#host = origin.host;
+    this.#ports = { http: origin.port ?? 80, https: origin.port ?? 443 };
+    this.servername = literal ? siteName : origin.host;
+    this.refusal = literal && !options.allowPrivateOrigins ? refusedAddress(origin.host) : undefined;
     this.#options = options;
   }
 
   /** The pool for one scheme towards this origin. */
-  pool(https: boolean): Pool {
-    if (https) return (this.#https ??= this.#create(this.#url.https));
-    return (this.#http ??= this.#create(this.#url.http));
-  }
-
-  #create(url: string): Pool {
-    const options = this.#options;
-    return new Pool(url, {
-      connections: options.connections,
-      // HTTP/1.1 only: one origin connection per request in flight, like nginx's upstream keepalive.
-      allowH2: false,
-      connectTimeout: options.connectTimeoutMs,
-      headersTimeout: options.headersTimeoutMs,
-      bodyTimeout: options.bodyTimeoutMs,
-      keepAliveTimeout: options.keepAliveTimeoutMs,
-      // Left on (the default): a body longer or shorter than its Content-Length is refused, not smuggled.
-      strictContentLength: true,
-      connect: {
-        // Origin certificates are not verified, as at the provider: origins commonly serve self-signed ones.
-        rejectUnauthorized: false,
-        ...(options.allowPrivateOrigins ? {} : { lookup: publicLookup }),
-      },
-    });
+  pool(https: boolean): OriginPool {
+    if (https) return (this.#https ??= new OriginPool(this.#host, this.#ports.https, true, this.servername, this.#options));
+    return (this.#http ??= new OriginPool(this.#host, this.#ports.http, false, undefined, this.#options));
   }
 
   /** Closes the pools once their requests in flight are answered. */

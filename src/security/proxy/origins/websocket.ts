@@ -4,13 +4,13 @@
 // side's pace, either side closing or failing closes the other, and a tunnel idle in both
 // directions for `tunnelIdleTimeoutMs` is closed. An origin refusing the upgrade (a 4xx, say) has
 // its answer relayed and the connection closed.
-import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import { Socket } from 'node:net';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Dispatcher } from 'undici';
 import type { Answer, StepExchange } from '../exchange.ts';
-import { clientResponseHeaders, originRequestHeaders, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
-import { Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
+import { clientResponseHeaders, originRequestHead, originTarget, ownAnswerHeaders, validFieldValue } from './forwarded-headers.ts';
+import { Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget, type OriginRequest } from './forwarding.ts';
+import type { ResponseHead } from './response-head.ts';
 
 /** An HTTP/1.1 response head, as raw text. */
 function responseHead(status: number, headers: string[], last: string): string {
@@ -36,43 +36,48 @@ function splice(client: Duplex, origin: Socket, idleTimeoutMs: number): void {
 class UpgradeForwarding extends Forwarding {
   readonly #socket: Duplex;
   readonly #head: Buffer;
+  #drainListened = false;
 
-  constructor(exchange: StepExchange, target: ForwardTarget, socket: Duplex, head: Buffer, options: Dispatcher.DispatchOptions) {
-    super(target.origins, exchange, options);
+  constructor(exchange: StepExchange, target: ForwardTarget, socket: Duplex, head: Buffer, request: OriginRequest) {
+    super(target.origins, exchange, request);
     this.#socket = socket;
     this.#head = head;
     socket.on('error', () => socket.destroy());
     socket.once('close', () => this.clientClosed());
   }
 
-  onRequestUpgrade(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, origin: Duplex): void {
+  /** The origin switched protocols: its connection (paused, free of the pool's listeners) is the tunnel's other end. */
+  override onUpgrade(head: ResponseHead, socket: Socket, rest: Buffer): void {
     if (this.done) {
-      origin.destroy();
+      socket.destroy();
       return;
     }
-    // undici hands over its connection: a net.Socket (a TLSSocket over TLS), whose idle timer the tunnel uses.
-    if (!(origin instanceof Socket)) throw new TypeError('the upgraded origin connection is not a socket');
-    const socket = origin;
     this.answered();
     this.responding = true;
-    const protocol = Array.isArray(headers.upgrade) ? headers.upgrade.join(', ') : (headers.upgrade ?? '');
-    this.#socket.write(responseHead(statusCode, clientResponseHeaders(headers, this.exchange.answerHeaders), `connection: upgrade\r\nupgrade: ${protocol}\r\n`));
+    const status = head.status;
+    const protocol = head.upgrade ?? '';
+    this.#socket.write(responseHead(status, clientResponseHeaders(head.headers, head.connection, this.exchange.answerHeaders), `connection: upgrade\r\nupgrade: ${protocol}\r\n`));
+    // What the origin sent right behind its 101 is the tunnel's first bytes, and so is what the client sent behind its request.
+    if (rest.length > 0) this.#socket.write(rest);
     if (this.#head.length > 0) socket.write(this.#head);
     splice(this.#socket, socket, this.origins.tunnelIdleTimeoutMs);
-    this.finish('passed', statusCode);
+    this.finish('passed', status);
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
-    if (!this.finalAnswer(controller, statusCode)) return;
+  onResponseStart(head: ResponseHead): void {
+    if (!this.finalAnswer()) return;
     this.responding = true;
-    this.status = statusCode;
-    this.#socket.write(responseHead(statusCode, clientResponseHeaders(headers, this.exchange.answerHeaders), 'connection: close\r\n'));
+    this.status = head.status;
+    this.#socket.write(responseHead(head.status, clientResponseHeaders(head.headers, head.connection, this.exchange.answerHeaders), 'connection: close\r\n'));
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.#socket.write(chunk)) return;
-    controller.pause();
-    this.#socket.once('drain', () => controller.resume());
+  onResponseData(chunk: Buffer): boolean {
+    if (this.#socket.write(chunk)) return true;
+    if (!this.#drainListened) {
+      this.#drainListened = true;
+      this.#socket.on('drain', () => this.connection?.resume(this));
+    }
+    return false;
   }
 
   onResponseEnd(): void {
@@ -108,14 +113,9 @@ class UpgradeForwarding extends Forwarding {
 export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ForwardTarget): Promise<ForwardResult> {
   if (socket.destroyed) return Promise.resolve({ outcome: 'client_closed', status: 499, originMs: -1 });
   const upgrade = req.headers.upgrade ?? 'websocket';
-  const options: Dispatcher.DispatchOptions = {
-    method: exchange.method,
-    path: originTarget(req.url ?? '/'),
-    headers: originRequestHeaders(req, exchange),
-    body: null,
-    upgrade,
-  };
-  return new UpgradeForwarding(exchange, resource, socket, head, options).start();
+  const framing = `connection: upgrade\r\nupgrade: ${upgrade}\r\n`;
+  const requestHead = validFieldValue(upgrade) ? originRequestHead(exchange.method, originTarget(req.url ?? '/'), req, exchange, framing) : undefined;
+  return new UpgradeForwarding(exchange, resource, socket, head, { head: requestHead ?? '', body: null, bodyLength: 0, upgrading: true }).start();
 }
 
 /** Answers an upgrade request with the proxy's own answer (a refusal, a redirect) and closes the connection. */
