@@ -105,6 +105,16 @@ const headEnd = Buffer.from('\r\n\r\n', 'latin1');
 /** An answer head (or an interim one) larger than this is refused: 502. */
 export const maxHeadBytes = 64 * 1024;
 
+/**
+ * Whether `data` holds an LF not preceded by CR from `from` on. Looked for only while a head is
+ * incomplete (a complete head is checked line by line): an origin ending its head with bare LFs
+ * is refused at once instead of waited for until the headers timeout.
+ */
+function bareLf(data: Buffer, from: number): boolean {
+  for (let i = data.indexOf(0x0a, from); i !== -1; i = data.indexOf(0x0a, i + 1)) if (data[i - 1] !== 0x0d) return true;
+  return false;
+}
+
 export class OriginConnection {
   readonly socket: Socket;
   readonly #pool: OriginPool;
@@ -271,6 +281,7 @@ export class OriginConnection {
       const end = data.indexOf(headEnd, from);
       if (end === -1) {
         if (data.length - start > maxHeadBytes) this.#protocolError('answer head too large');
+        else if (bareLf(data, Math.max(start, from - 1))) this.#protocolError('bare LF in the answer head');
         else this.#pending = data.subarray(start);
         return;
       }
