@@ -10,7 +10,8 @@ import { BodyRefused, limitBody } from '../body-limit.ts';
 import type { Exchange, ProxyRequest, ProxyResponse } from '../exchange.ts';
 import type { ProxyLimits } from '../server-limits.ts';
 import { clientResponseHeaders, originRequestHead, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
-import { Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget, type OriginRequest } from './forwarding.ts';
+import type { Readable } from 'node:stream';
+import { Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
 import type { ResponseHead } from './response-head.ts';
 
 export type { ForwardOutcome, ForwardResult } from './forwarding.ts';
@@ -55,31 +56,13 @@ const payloadMethods = new Set(['POST', 'PUT', 'PATCH']);
 const noBody = 'content-length: 0\r\n';
 const chunkedBody = 'transfer-encoding: chunked\r\n';
 
-/** The request as the origin is sent it: its head (empty when it cannot be sent) and body. */
-function originRequest(exchange: Exchange, limits: ProxyLimits): OriginRequest {
-  const req = exchange.req;
-  const target = originTarget(req.url ?? '/');
-  const length = req.headers['content-length'];
-  if (bodiless(req)) {
-    const framing = length !== undefined || payloadMethods.has(exchange.method) ? noBody : '';
-    return { head: originRequestHead(exchange.method, target, req, exchange, framing) ?? '', body: null, bodyLength: 0, upgrading: false };
-  }
-  // A declared length is kept (the origin may want it: an upload's size); else the body goes chunked.
-  const declared = length === undefined ? -1 : /^\d{1,15}$/.test(length) ? Number(length) : -2;
-  const framing = declared >= 0 ? `content-length: ${length ?? ''}\r\n` : chunkedBody;
-  const head = declared === -2 ? undefined : originRequestHead(exchange.method, target, req, exchange, framing);
-  if (head === undefined) return { head: '', body: null, bodyLength: 0, upgrading: false };
-  // Counted and timed as it streams: a chunked body over the size limit, or one trickled too slowly.
-  return { head, body: limitBody(req, limits), bodyLength: declared, upgrading: false };
-}
-
 class HttpForwarding extends Forwarding {
   readonly #req: ProxyRequest;
   readonly #res: ResponseSink;
   #drainListened = false;
 
-  constructor(exchange: Exchange, target: ForwardTarget, request: OriginRequest) {
-    super(target.origins, exchange, request);
+  constructor(exchange: Exchange, target: ForwardTarget, head: string, body: Readable | null, bodyLength: number) {
+    super(target.origins, exchange, head, body, bodyLength, false);
     this.#req = exchange.req;
     this.#res = exchange.res;
     this.#res[forwardingOf] = this;
@@ -119,9 +102,9 @@ class HttpForwarding extends Forwarding {
     return false;
   }
 
-  onResponseEnd(): void {
+  onResponseEnd(last: Buffer | undefined): void {
     if (this.done) return;
-    this.#res.end();
+    this.#res.end(last);
     this.finish('passed', this.status);
   }
 
@@ -162,5 +145,16 @@ export function forward(exchange: Exchange, resource: ForwardTarget, limits: Pro
   const req = exchange.req;
   // Gone while its checks ran (a slow rate-limit store, say): nothing would ever read the answer.
   if (clientGone(req)) return Promise.resolve({ outcome: 'client_closed', status: 499, originMs: -1 });
-  return new HttpForwarding(exchange, resource, originRequest(exchange, limits)).start();
+  const target = originTarget(req.url ?? '/');
+  const length = req.headers['content-length'];
+  if (bodiless(req)) {
+    const framing = length !== undefined || payloadMethods.has(exchange.method) ? noBody : '';
+    return new HttpForwarding(exchange, resource, originRequestHead(exchange.method, target, req, exchange, framing) ?? '', null, 0).start();
+  }
+  // A declared length is kept (the origin may want it: an upload's size); else the body goes chunked.
+  const declared = length === undefined ? -1 : /^\d{1,15}$/.test(length) ? Number(length) : -2;
+  const head = declared === -2 ? undefined : originRequestHead(exchange.method, target, req, exchange, declared >= 0 ? `content-length: ${String(declared)}\r\n` : chunkedBody);
+  if (head === undefined) return new HttpForwarding(exchange, resource, '', null, 0).start();
+  // Counted and timed as it streams: a chunked body over the size limit, or one trickled too slowly.
+  return new HttpForwarding(exchange, resource, head, limitBody(req, limits), declared).start();
 }

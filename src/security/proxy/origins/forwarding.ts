@@ -61,16 +61,6 @@ const codeOf = (error: Error) => (error as NodeJS.ErrnoException).code;
 const invalidRequest = new OriginError('EDGEPLANE_REQUEST_INVALID', 'the request cannot be sent to an origin as it is');
 const bodyCut = new Error('the request body ended before it was whole');
 
-/** The request as forwarding sends it to each origin tried (forwarded-headers.ts builds the head). */
-export interface OriginRequest {
-  /** The whole head; empty when the request cannot be sent as it is (answered 400). */
-  head: string;
-  body: Readable | null;
-  /** The body's declared length; -1: sent chunked. */
-  bodyLength: number;
-  upgrading: boolean;
-}
-
 export abstract class Forwarding implements OriginHandler, ForwardResult {
   outcome: ForwardOutcome = 'passed';
   status = 0;
@@ -99,16 +89,20 @@ export abstract class Forwarding implements OriginHandler, ForwardResult {
   #resent = false;
   #resolve: ((result: ForwardResult) => void) | undefined;
 
-  constructor(origins: OriginSet, exchange: ForwardClient, request: OriginRequest) {
+  /**
+   * `head`: the whole request head as each origin tried is sent it (forwarded-headers.ts), empty
+   * when the request cannot be sent as it is (answered 400); `body` and its declared length (-1:
+   * sent chunked); `upgrading`: the head asks for an upgrade.
+   */
+  constructor(origins: OriginSet, exchange: ForwardClient, head: string, body: Readable | null, bodyLength: number, upgrading: boolean) {
     this.origins = origins;
     this.exchange = exchange;
-    this.head = request.head;
-    this.body = request.body;
-    this.bodyLength = request.bodyLength;
-    this.upgrading = request.upgrading;
+    this.head = head;
+    this.body = body;
+    this.bodyLength = bodyLength;
+    this.upgrading = upgrading;
     this.headRequest = exchange.method === 'HEAD';
-    this.#retryable = request.body === null && idempotent.has(exchange.method);
-    const body = request.body;
+    this.#retryable = body === null && idempotent.has(exchange.method);
     if (body !== null) {
       // A body failing (its limit's refusal, the client gone) fails the request wherever it is; the
       // origin connection it was going out on is closed: the origin must not take a cut body for a whole one.
@@ -245,7 +239,7 @@ export abstract class Forwarding implements OriginHandler, ForwardResult {
 
   abstract onResponseStart(head: ResponseHead): void;
   abstract onResponseData(chunk: Buffer): boolean;
-  abstract onResponseEnd(): void;
+  abstract onResponseEnd(last: Buffer | undefined): void;
 
   /** Only an upgrading request gets a 101 (websocket.ts); the connection refuses it for others. */
   onUpgrade(_head: ResponseHead, socket: Socket, _rest: Buffer): void {

@@ -74,7 +74,8 @@ export interface OriginHandler {
   onResponseStart(head: ResponseHead): void;
   /** A piece of the answer's body; false: the client is full, call resume() when it drains. */
   onResponseData(chunk: Buffer): boolean;
-  onResponseEnd(): void;
+  /** The answer is whole; `last`: its final piece, not passed to onResponseData (it goes out with the end, in one write). */
+  onResponseEnd(last: Buffer | undefined): void;
   /** A 101 to an upgrading request: the socket is the handler's now (paused, no listener of ours), `rest` the bytes read past the head. */
   onUpgrade(head: ResponseHead, socket: Socket, rest: Buffer): void;
   /**
@@ -376,8 +377,9 @@ export class OriginConnection {
         const available = data.length - start;
         const take = Math.min(available, this.#remaining);
         this.#remaining -= take;
-        if (!handler.onResponseData(start === 0 && take === available ? data : data.subarray(start, start + take))) this.#pause();
-        if (this.#remaining === 0 && this.#handler === handler) this.#complete(handler, take < available);
+        const piece = start === 0 && take === available ? data : data.subarray(start, start + take);
+        if (this.#remaining === 0) this.#complete(handler, take < available, piece);
+        else if (!handler.onResponseData(piece)) this.#pause();
         return;
       }
       case Chunked: {
@@ -417,7 +419,7 @@ export class OriginConnection {
   }
 
   /** The answer was read whole: the handler ends, and the connection serves the next request or closes. */
-  #complete(handler: OriginHandler, excess: boolean): void {
+  #complete(handler: OriginHandler, excess: boolean, last?: Buffer): void {
     const reusable = !excess && !this.#closeAfter && this.#bodyDone && !this.#ended;
     this.#detach();
     this.#served++;
@@ -432,7 +434,7 @@ export class OriginConnection {
     } else {
       this.#retire(true);
     }
-    handler.onResponseEnd();
+    handler.onResponseEnd(last);
     if (reusable && this.#state === Idle) this.#pool.release(this);
   }
 

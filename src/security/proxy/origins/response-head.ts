@@ -5,14 +5,68 @@
 // the next line), a bare CR or LF, control characters in a value, a header name that is not a
 // token or has whitespace before its colon, Content-Length values that are not digits or that
 // disagree, Content-Length together with Transfer-Encoding. The text is decoded once (latin1: one
-// character a byte, as on the wire) and header names are lower-cased once here.
+// character a byte, as on the wire), read in one pass, and header names are lower-cased once here
+// (the common ones not even that: they are matched to shared strings).
 
-/** Token characters of a header name (RFC 9110 §5.6.2): 1 where allowed. */
-const tokenChars = new Uint8Array(128);
-for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") tokenChars[c.charCodeAt(0)] = 1;
+// Character classes of the head's bytes (latin1: one character a byte).
+/** Not allowed in a header line: control characters but HTAB (CR and LF end lines). */
+const Invalid = 0;
+/** Allowed in a value (VCHAR, obs-text), not in a name. */
+const Value = 1;
+/** Allowed in a name (a token character) and in a value. */
+const Token = 2;
+/** SP and HTAB: whitespace around and inside a value. */
+const Space = 3;
+const classOf = new Uint8Array(256);
+for (let c = 0x21; c <= 0xff; c++) if (c !== 0x7f) classOf[c] = Value;
+for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") classOf[c.charCodeAt(0)] = Token;
+classOf[0x20] = Space;
+classOf[0x09] = Space;
 
-/** What a field value may not hold: control characters but HTAB (the text is latin1: nothing beyond \xff). */
-const controlInValue = /[^\t\x20-\x7e\x80-\xff]/;
+/**
+ * Header names answers commonly carry, lower case, in an open-addressed table keyed by a hash of
+ * the lower-cased name computed while the name is scanned: a known name is matched without
+ * slicing or lower-casing it, and the one string is shared by every answer (Set and Map lookups
+ * on it need no hashing).
+ */
+const knownNames = [
+  'accept-ranges', 'access-control-allow-credentials', 'access-control-allow-headers', 'access-control-allow-methods',
+  'access-control-allow-origin', 'access-control-expose-headers', 'access-control-max-age', 'age', 'alt-svc', 'cache-control',
+  'connection', 'content-disposition', 'content-encoding', 'content-language', 'content-length', 'content-location',
+  'content-range', 'content-security-policy', 'content-type', 'cross-origin-opener-policy', 'cross-origin-resource-policy',
+  'date', 'etag', 'expires', 'keep-alive', 'last-modified', 'link', 'location', 'permissions-policy', 'pragma',
+  'proxy-authenticate', 'referrer-policy', 'retry-after', 'server', 'server-timing', 'set-cookie', 'strict-transport-security',
+  'timing-allow-origin', 'trailer', 'transfer-encoding', 'upgrade', 'vary', 'via', 'www-authenticate', 'x-cache',
+  'x-content-type-options', 'x-frame-options', 'x-powered-by', 'x-request-id', 'x-xss-protection',
+];
+const tableSize = 512;
+const knownTable: Array<string | undefined> = new Array<string | undefined>(tableSize).fill(undefined);
+const step = (hash: number, c: number) => (Math.imul(hash, 31) + c) | 0;
+const slotOf = (hash: number) => (hash ^ (hash >>> 9)) & (tableSize - 1);
+for (const name of knownNames) {
+  let hash = 0;
+  for (let i = 0; i < name.length; i++) hash = step(hash, name.charCodeAt(i));
+  let slot = slotOf(hash);
+  while (knownTable[slot] !== undefined) slot = (slot + 1) & (tableSize - 1);
+  knownTable[slot] = name;
+}
+
+/** The known name `text[start, end)` is (any case), found from its hash; undefined when it is none. */
+function knownName(text: string, start: number, end: number, hash: number): string | undefined {
+  const length = end - start;
+  for (let slot = slotOf(hash); ; slot = (slot + 1) & (tableSize - 1)) {
+    const known = knownTable[slot];
+    if (known === undefined) return undefined;
+    if (known.length !== length) continue;
+    let i = 0;
+    for (; i < length; i++) {
+      let c = text.charCodeAt(start + i);
+      if (c >= 0x41 && c <= 0x5a) c |= 0x20;
+      if (c !== known.charCodeAt(i)) break;
+    }
+    if (i === length) return known;
+  }
+}
 
 /** What the parser found; one object per connection, filled anew for each answer head. */
 export class ResponseHead {
@@ -49,47 +103,66 @@ export class ResponseHead {
 
   /**
    * Parses `text`: a head from its status line through the CRLF ending its last header line (the
-   * empty line left out). Returns why it is refused, or undefined when it is well-formed.
+   * empty line left out). Returns why it is refused, or undefined when it is well-formed. One pass
+   * over the characters (a class table each), names matched against the known ones as they are read.
    */
   parse(text: string): string | undefined {
     this.#reset();
-    let lineEnd = text.indexOf('\r\n');
-    if (lineEnd < 12 || !text.startsWith('HTTP/1.')) return 'malformed status line';
+    const length = text.length;
+    if (length < 14 || !text.startsWith('HTTP/1.')) return 'malformed status line';
     const minor = text.charCodeAt(7) - 0x30;
     const s0 = text.charCodeAt(9) - 0x30;
     const s1 = text.charCodeAt(10) - 0x30;
     const s2 = text.charCodeAt(11) - 0x30;
     if (minor < 0 || minor > 1 || text.charCodeAt(8) !== 0x20 || s0 < 1 || s0 > 5 || s1 < 0 || s1 > 9 || s2 < 0 || s2 > 9) return 'malformed status line';
-    // The reason phrase is not relayed (each side's server writes its own); only its separator is checked.
-    if (lineEnd > 12 && text.charCodeAt(12) !== 0x20) return 'malformed status line';
     this.minor = minor;
     this.status = s0 * 100 + s1 * 10 + s2;
-    // A CR or LF that is not part of a CRLF: the first of each after a line's start must be its end.
-    if (text.indexOf('\r') < lineEnd || text.indexOf('\n') !== lineEnd + 1) return 'bare CR or LF';
+    // The reason phrase is not relayed (each side's server writes its own), only checked.
+    let i = 12;
+    let c = text.charCodeAt(i);
+    if (c === 0x20) c = text.charCodeAt(++i);
+    else if (c !== 0x0d) return 'malformed status line';
+    while (i < length && classOf[c] !== Invalid) c = text.charCodeAt(++i);
+    if (c !== 0x0d || text.charCodeAt(i + 1) !== 0x0a) return 'control character or bare CR or LF in the status line';
+    i += 2;
     let keepAlive = false;
     let transferEncoding: string | undefined;
     const headers = this.headers;
-    let start = lineEnd + 2;
-    while (start < text.length) {
-      lineEnd = text.indexOf('\r\n', start);
-      if (lineEnd === -1) return 'unterminated header line';
-      if (text.indexOf('\r', start) !== lineEnd || text.indexOf('\n', start) !== lineEnd + 1) return 'bare CR or LF';
-      const first = text.charCodeAt(start);
-      if (first === 0x20 || first === 0x09) return 'obs-fold';
-      const colon = text.indexOf(':', start);
-      if (colon === -1 || colon > lineEnd || colon === start) return 'header line without a name';
-      for (let i = start; i < colon; i++) {
-        const c = text.charCodeAt(i);
-        if (c >= 128 || tokenChars[c] !== 1) return 'invalid header name';
+    while (i < length) {
+      // The name: token characters up to the colon (no whitespace before it), lower-cased as it is hashed.
+      const nameStart = i;
+      let hash = 0;
+      let upper = false;
+      c = text.charCodeAt(i);
+      while (classOf[c] === Token) {
+        if (c >= 0x41 && c <= 0x5a) {
+          upper = true;
+          c |= 0x20;
+        }
+        hash = step(hash, c);
+        c = text.charCodeAt(++i);
       }
-      let valueStart = colon + 1;
-      let valueEnd = lineEnd;
-      while (valueStart < valueEnd && (text.charCodeAt(valueStart) === 0x20 || text.charCodeAt(valueStart) === 0x09)) valueStart++;
-      while (valueEnd > valueStart && (text.charCodeAt(valueEnd - 1) === 0x20 || text.charCodeAt(valueEnd - 1) === 0x09)) valueEnd--;
-      const name = text.slice(start, colon).toLowerCase();
+      if (c !== 0x3a || i === nameStart) return i === nameStart && classOf[c] === Space ? 'obs-fold' : 'invalid header name';
+      const nameEnd = i;
+      // The value: visible characters, spaces and tabs inside it, none around it.
+      c = text.charCodeAt(++i);
+      while (c === 0x20 || c === 0x09) c = text.charCodeAt(++i);
+      const valueStart = i;
+      let valueEnd = i;
+      for (;;) {
+        const kind = classOf[c];
+        if (kind === Value || kind === Token) valueEnd = i + 1;
+        else if (kind !== Space) break;
+        c = text.charCodeAt(++i);
+      }
+      if (c !== 0x0d || text.charCodeAt(i + 1) !== 0x0a) return 'control character or bare CR or LF in a header line';
+      i += 2;
+      let name = knownName(text, nameStart, nameEnd, hash);
+      if (name === undefined) {
+        name = text.slice(nameStart, nameEnd);
+        if (upper) name = name.toLowerCase();
+      }
       const value = text.slice(valueStart, valueEnd);
-      if (controlInValue.test(value)) return 'control character in a header value';
-      start = lineEnd + 2;
       switch (name) {
         case 'content-length': {
           const length = digits(value);
@@ -118,11 +191,9 @@ export class ResponseHead {
             }
           break;
         }
-        case 'keep-alive': {
-          const timeout = /(?:^|[\s,;])timeout\s*=\s*(\d{1,9})/i.exec(value);
-          if (timeout?.[1] !== undefined) this.keepAliveSeconds = Number(timeout[1]);
+        case 'keep-alive':
+          this.keepAliveSeconds = this.#keepAliveTimeout(value);
           break;
-        }
         case 'upgrade':
           this.upgrade = value;
           break;
@@ -138,6 +209,20 @@ export class ResponseHead {
     }
     if (minor === 0 && !keepAlive) this.close = true;
     return undefined;
+  }
+
+  /** The last Keep-Alive value read and its timeout: an origin sends the same one every time. */
+  #keepAliveValue = '';
+  #keepAliveSeconds = -1;
+
+  /** `timeout=N` of a Keep-Alive value, in seconds; -1 when it has none. */
+  #keepAliveTimeout(value: string): number {
+    if (value !== this.#keepAliveValue) {
+      const timeout = /(?:^|[\s,;])timeout\s*=\s*(\d{1,9})/i.exec(value);
+      this.#keepAliveValue = value;
+      this.#keepAliveSeconds = timeout?.[1] === undefined ? -1 : Number(timeout[1]);
+    }
+    return this.#keepAliveSeconds;
   }
 }
 

@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Answer, StepExchange } from '../exchange.ts';
 import { clientResponseHeaders, originRequestHead, originTarget, ownAnswerHeaders, validFieldValue } from './forwarded-headers.ts';
-import { Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget, type OriginRequest } from './forwarding.ts';
+import { Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
 import type { ResponseHead } from './response-head.ts';
 
 /** An HTTP/1.1 response head, as raw text. */
@@ -38,8 +38,8 @@ class UpgradeForwarding extends Forwarding {
   readonly #head: Buffer;
   #drainListened = false;
 
-  constructor(exchange: StepExchange, target: ForwardTarget, socket: Duplex, head: Buffer, request: OriginRequest) {
-    super(target.origins, exchange, request);
+  constructor(exchange: StepExchange, target: ForwardTarget, socket: Duplex, head: Buffer, requestHead: string) {
+    super(target.origins, exchange, requestHead, null, 0, true);
     this.#socket = socket;
     this.#head = head;
     socket.on('error', () => socket.destroy());
@@ -80,9 +80,9 @@ class UpgradeForwarding extends Forwarding {
     return false;
   }
 
-  onResponseEnd(): void {
+  onResponseEnd(last: Buffer | undefined): void {
     if (this.done) return;
-    this.#socket.end();
+    this.#socket.end(last);
     this.finish('passed', this.status);
   }
 
@@ -115,7 +115,7 @@ export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffe
   const upgrade = req.headers.upgrade ?? 'websocket';
   const framing = `connection: upgrade\r\nupgrade: ${upgrade}\r\n`;
   const requestHead = validFieldValue(upgrade) ? originRequestHead(exchange.method, originTarget(req.url ?? '/'), req, exchange, framing) : undefined;
-  return new UpgradeForwarding(exchange, resource, socket, head, { head: requestHead ?? '', body: null, bodyLength: 0, upgrading: true }).start();
+  return new UpgradeForwarding(exchange, resource, socket, head, requestHead ?? '').start();
 }
 
 /** Answers an upgrade request with the proxy's own answer (a refusal, a redirect) and closes the connection. */
