@@ -11,7 +11,7 @@
 // request body was sent whole, and neither side said `Connection: close`: anything else could make
 // the next request read what the origin meant for this one.
 //
-// Timing is coarse on purpose: the pool's sweep (origin-pools.ts) looks at each connection a few
+// Timing is coarse on purpose: the pools' sweep (origin-pools.ts) looks at each connection a few
 // times per timeout window, and a request only marks the connection active (no timer set per
 // request or per chunk). A timeout fires between its length and one sweep period later.
 import type { Socket } from 'node:net';
@@ -153,7 +153,7 @@ export class OriginConnection {
   /** The body is paused until the socket drains. */
   #bodyBlocked = false;
 
-  // Timing, read by the pool's sweep (tick).
+  // Timing, read by the pools' sweep (tick).
   /** Something happened since the last sweep. */
   #touched = true;
   /** When the sweep last saw something happen. */
@@ -214,7 +214,7 @@ export class OriginConnection {
     this.socket.resume();
   }
 
-  /** The pool's sweep: whether the current wait (connect, head, a pause in the body, idling) has lasted too long. */
+  /** The pools' sweep: whether the current wait (connect, head, a pause in the body, idling) has lasted too long. */
   tick(now: number): void {
     if (this.#touched) {
       this.#touched = false;

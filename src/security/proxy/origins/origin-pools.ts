@@ -5,8 +5,8 @@
 // but only up to `maxWaiting` requests: beyond, it fails at once (busy) instead of queueing without
 // bound behind an origin that does not keep up.
 //
-// One sweep per pool, a few times per timeout window, does every connection's timing (connect,
-// answer head, pauses in the body, idling): requests set no timer of their own.
+// One sweep a few times per timeout window does every connection's timing (connect, answer head,
+// pauses in the body, idling), for every pool of the thread: requests set no timer of their own.
 import net, { type Socket } from 'node:net';
 import tls from 'node:tls';
 import { isIP } from 'node:net';
@@ -45,6 +45,32 @@ export const defaultPoolOptions: PoolOptions = {
 const busy = new OriginError('EDGEPLANE_ORIGIN_BUSY', 'every connection to the origin is busy and too many requests wait for one');
 const closed = new OriginError('EDGEPLANE_POOL_CLOSED', 'the origin\'s connections were closed (its resource changed)');
 
+/** The pools with connections, by sweep period: one timer each (in practice one, every pool having the same options). */
+const sweeps = new Map<number, { timer: NodeJS.Timeout; pools: Set<OriginPool> }>();
+
+function watch(pool: OriginPool, period: number): void {
+  let sweep = sweeps.get(period);
+  if (sweep === undefined) {
+    const pools = new Set<OriginPool>();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      for (const watched of pools) watched.tick(now);
+    }, period).unref();
+    sweep = { timer, pools };
+    sweeps.set(period, sweep);
+  }
+  sweep.pools.add(pool);
+}
+
+function unwatch(pool: OriginPool, period: number): void {
+  const sweep = sweeps.get(period);
+  if (sweep === undefined) return;
+  sweep.pools.delete(pool);
+  if (sweep.pools.size > 0) return;
+  clearInterval(sweep.timer);
+  sweeps.delete(period);
+}
+
 /** The connections to one origin over one scheme. */
 export class OriginPool {
   readonly options: PoolOptions;
@@ -59,7 +85,6 @@ export class OriginPool {
   readonly #waiting: OriginHandler[] = [];
   /** The last TLS session the origin gave: the next connection resumes it (no full handshake). */
   #session: Buffer | undefined;
-  #sweep: NodeJS.Timeout | undefined;
   readonly #sweepMs: number;
   #closing: PromiseWithResolvers<undefined> | undefined;
 
@@ -86,7 +111,12 @@ export class OriginPool {
       return;
     }
     if (!fresh) {
-      const idle = this.#idle.pop();
+      let idle = this.#idle.pop();
+      // A connection that failed a moment ago may not have been told yet ('close' comes a tick later).
+      while (idle?.socket.destroyed === true) {
+        idle.destroy();
+        idle = this.#idle.pop();
+      }
       if (idle !== undefined) {
         idle.send(handler);
         return;
@@ -131,8 +161,8 @@ export class OriginPool {
 
   #open(handler: OriginHandler | undefined): void {
     const connection = new OriginConnection(this, this.#connect(), handler);
+    if (this.#live.size === 0) watch(this, this.#sweepMs);
     this.#live.add(connection);
-    this.#sweep ??= setInterval(this.#tick, this.#sweepMs).unref();
   }
 
   #connect(): Socket {
@@ -163,17 +193,14 @@ export class OriginPool {
     this.#session = session;
   };
 
-  readonly #tick = (): void => {
-    const now = performance.now();
+  /** The sweep: each connection's current wait. */
+  tick(now: number): void {
     for (const connection of this.#live) connection.tick(now);
-  };
+  }
 
-  /** No connection left: stop the sweep; a closing pool is closed. */
+  /** No connection left: out of the sweep; a closing pool is closed. */
   #idled(): void {
-    if (this.#sweep !== undefined) {
-      clearInterval(this.#sweep);
-      this.#sweep = undefined;
-    }
+    unwatch(this, this.#sweepMs);
     if (this.#waiting.length === 0) this.#closing?.resolve(undefined);
   }
 
