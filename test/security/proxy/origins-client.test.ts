@@ -306,6 +306,66 @@ describe('keep-alive', () => {
   });
 });
 
+describe('timeouts', () => {
+  test('an answer pausing longer than the body timeout cuts the client off', async () => {
+    const origin = await rawOrigin((socket) => socket.write('HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nhalf '));
+    const proxy = await proxyTo(origin.port, { bodyTimeoutMs: 150 });
+    const outcome = await new Promise<string>((resolve) => {
+      const request = http.get(proxy.url, { headers: { host: 'site.example' }, agent: false }, (response) => {
+        response.on('data', () => undefined);
+        response.on('end', () => resolve('end'));
+        response.on('error', () => resolve('cut'));
+        response.on('aborted', () => resolve('cut'));
+      });
+      request.on('error', () => resolve('cut'));
+    });
+    assert.equal(outcome, 'cut');
+    await until(() => proxy.results.length === 1);
+    assert.deepEqual(proxy.results.map((r) => [r.outcome, r.status]), [['origin_error', 200]]);
+  });
+
+  test('time the client takes to read does not count against the origin', async () => {
+    const big = Buffer.alloc(16 * 1024 * 1024, 0x61);
+    const origin = await rawOrigin((socket) => {
+      socket.write(`HTTP/1.1 200 OK\r\ncontent-length: ${String(big.length)}\r\n\r\n`);
+      socket.write(big);
+    });
+    const proxy = await proxyTo(origin.port, { bodyTimeoutMs: 150 });
+    const response = await new Promise<http.IncomingMessage>((resolve) => http.get(proxy.url, { headers: { host: 'site.example' }, agent: false }, resolve));
+    response.pause();
+    await sleep(600);
+    let bytes = 0;
+    response.on('data', (chunk: Buffer) => (bytes += chunk.length)).resume();
+    await once(response, 'end');
+    assert.equal(bytes, big.length);
+    assert.deepEqual(proxy.results.map((r) => r.outcome), ['passed']);
+  });
+});
+
+describe('upgrades', () => {
+  test('bytes the origin sends right behind its 101 reach the client', async () => {
+    const origin = await rawOrigin((socket, request) => {
+      assert.equal(request.headers['connection'], 'upgrade');
+      assert.equal(request.headers['upgrade'], 'websocket');
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\nfirst bytes');
+      socket.removeAllListeners('data');
+      socket.pipe(socket);
+    });
+    const proxy = await proxyTo(origin.port);
+    const client = net.connect(proxy.port, '127.0.0.1');
+    await once(client, 'connect');
+    client.write('GET /ws HTTP/1.1\r\nhost: site.example\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n');
+    let received = '';
+    client.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    await until(() => received.endsWith('first bytes'));
+    assert.match(received, /^HTTP\/1\.1 101 [^]*\r\n\r\nfirst bytes$/);
+    client.write('echo');
+    await until(() => received.endsWith('echo'));
+    assert.ok(received.endsWith('first bytesecho'));
+    client.destroy();
+  });
+});
+
 describe('connections per origin', () => {
   test('requests beyond the connections wait for one, up to the bound; beyond it, 503 at once', async () => {
     const held: net.Socket[] = [];

@@ -131,6 +131,32 @@ describe('the scheme towards the origin', () => {
     assert.deepEqual(origin.servernames, ['site.example', 'localhost']);
   });
 
+  test('a new connection to an HTTPS origin resumes the TLS session of the last one', async () => {
+    const reused: boolean[] = [];
+    const server = https.createServer({ cert: originCertificate.crt, key: originCertificate.key }, (req, res) => {
+      reused.push(req.socket instanceof TLSSocket && req.socket.isSessionReused());
+      // Each answer closes its connection: every request makes a new one.
+      res.writeHead(200, { connection: 'close' });
+      res.end('fresh');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    cleanup.push(server);
+    const proxy = await startProxy(originSet([{ host: 'localhost', port: (server.address() as AddressInfo).port }]), site);
+    cleanup.push(proxy);
+    const session = http2.connect(proxy.url, { rejectUnauthorized: false, servername: 'site.example' });
+    try {
+      for (let i = 0; i < 3; i++) {
+        assert.deepEqual(await h2Request(session, { ':path': '/' }).then((r) => [r.status, r.body]), [200, 'fresh']);
+        // The session ticket comes after the handshake: let it arrive before the next connection.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      session.close();
+    }
+    assert.deepEqual(reused, [false, true, true]);
+  });
+
   test('with service_https2http, HTTPS clients reach the origin over plain HTTP', async () => {
     const plain = await startOrigin('plain');
     const tls = await tlsOrigin();
