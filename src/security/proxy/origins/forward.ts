@@ -108,8 +108,8 @@ class HttpForwarding extends Forwarding {
     this.finish('passed', this.status);
   }
 
-  protected clientError(error: Error): boolean {
-    return this.#req.errored === error || clientGone(this.#req);
+  protected clientError(): boolean {
+    return clientGone(this.#req);
   }
 
   protected refusedBody(error: Error): BodyRefused | undefined {

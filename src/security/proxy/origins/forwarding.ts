@@ -87,6 +87,8 @@ export abstract class Forwarding implements OriginHandler, ForwardResult {
   readonly #retryable: boolean;
   /** The request was sent again after a kept-alive connection lost it. */
   #resent = false;
+  /** What failed the request body, if it did. */
+  #bodyError: Error | undefined;
   #resolve: ((result: ForwardResult) => void) | undefined;
 
   /**
@@ -170,8 +172,10 @@ export abstract class Forwarding implements OriginHandler, ForwardResult {
     }
   }
 
+  /** The request body's stream failed: its limit's refusal, or the client's stream broke (it went away, its framing failed). */
   #bodyFailed(error: Error): void {
     if (this.done) return;
+    this.#bodyError = error;
     this.pool?.cancel(this);
     this.#failed(error, 'client');
   }
@@ -191,7 +195,7 @@ export abstract class Forwarding implements OriginHandler, ForwardResult {
       const refused = this.refusedBody(error);
       if (refused !== undefined) {
         this.answer(refused.status, `${refused.message}\n`, refused.reason);
-      } else if (this.clientError(error)) {
+      } else if (error === this.#bodyError || this.clientError(error)) {
         this.cutOff();
         this.finish('client_closed', 499);
       } else {
@@ -246,7 +250,7 @@ export abstract class Forwarding implements OriginHandler, ForwardResult {
     socket.destroy();
   }
 
-  /** Whether an error is the client side's own (its request stream failed: it went away). */
+  /** Whether an error is the client side's own: it went away. */
   protected abstract clientError(error: Error): boolean;
   /** The body limit's refusal, when that is what the error is (a WebSocket has none). */
   protected abstract refusedBody(error: Error): { status: number; message: string; reason: ForwardOutcome } | undefined;
