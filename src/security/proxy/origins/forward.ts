@@ -6,11 +6,11 @@
 // the origin request is aborted; when the origin fails in mid-answer, the client is cut off rather
 // than given a truncated answer as a whole one.
 import type { Http2ServerRequest } from 'node:http2';
+import type { Readable } from 'node:stream';
 import { BodyRefused, limitBody } from '../body-limit.ts';
 import type { Exchange, ProxyRequest, ProxyResponse } from '../exchange.ts';
 import type { ProxyLimits } from '../server-limits.ts';
 import { clientResponseHeaders, originRequestHead, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
-import type { Readable } from 'node:stream';
 import { Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
 import type { ResponseHead } from './response-head.ts';
 

@@ -8,8 +8,8 @@
 // byte) is sent once more on a fresh connection to the same origin, on the same conditions, as
 // nginx and undici do: not the origin's failure. The connection's handler (origin-connection.ts)
 // is this object itself: no closure per request, and the result the caller awaits is this object too.
-import type { Readable } from 'node:stream';
 import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
 import type { OriginConnection, OriginHandler } from './origin-connection.ts';
 import { OriginError } from './origin-connection.ts';
 import type { OriginPool } from './origin-pools.ts';
@@ -18,7 +18,7 @@ import type { ResponseHead } from './response-head.ts';
 
 /**
  * `passed`: the origin's answer was relayed (whatever its status); `origin_error`: no origin
- * answered (the proxy answered 502/504) or one failed in mid-answer; `client_closed`: the client left
+ * answered (the proxy answered 502, 503 or 504) or one failed in mid-answer; `client_closed`: the client left
  * first; `bad_request`: the request could not be sent as it was (the proxy answered 400);
  * `body_too_large`, `body_too_slow`: the request body broke the limits (413, 408: body-limit.ts).
  */

@@ -7,9 +7,8 @@
 //
 // One sweep a few times per timeout window does every connection's timing (connect, answer head,
 // pauses in the body, idling), for every pool of the thread: requests set no timer of their own.
-import net, { type Socket } from 'node:net';
+import net, { isIP, type Socket } from 'node:net';
 import tls from 'node:tls';
-import { isIP } from 'node:net';
 import type { OriginPolicy } from '../policy.ts';
 import { PrivateOriginError, publicLookup, refusedAddress } from './origin-address.ts';
 import { OriginConnection, OriginError, type OriginHandler } from './origin-connection.ts';
