@@ -2,18 +2,16 @@
 // origin. The order (docs/proxy.md): the host → an ACME HTTP-01 token of ours → the resource served
 // at all → guards (whitelist, blacklist, geo, methods, rate rules and challenges; HSTS first, so
 // every answer over HTTPS has it) → rewrites (redirects to HTTPS and from www) → origin.
-import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
 import type { AccessLog } from './access-log.ts';
+import { declaredBodyProblem } from './body-limit.ts';
 import { clientAddress, trustedNetworks } from './client-address.ts';
 import { connectionClient } from './connection-guard.ts';
 import type { Answer, Exchange, ProxyRequest, ProxyResponse, StepExchange, StepResult } from './exchange.ts';
 import type { HostTable, ServedResource } from './host-table.ts';
 import { forward } from './origins/forward.ts';
 import { answerUpgrade, forwardUpgrade } from './origins/websocket.ts';
-import { framingProblem } from './request-framing.ts';
 import type { ThreadDeps } from './thread-deps.ts';
 import { acmeChallengeAnswer } from './tls/acme-challenge.ts';
 import { serverNameKey } from './tls/secure-contexts.ts';
@@ -42,13 +40,13 @@ function unreadBody(req: ProxyRequest): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-export function answer(res: ProxyResponse, reply: Answer, extra: Record<string, string | string[]> = {}): void {
+export function answer(req: ProxyRequest, res: ProxyResponse, reply: Answer, extra: Record<string, string | string[]> = {}): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const body = reply.body ?? `${String(reply.status)} ${reply.reason}\n`;
-  const closing = unreadBody(res.req) ? { connection: 'close' } : {};
+  const closing = unreadBody(req) ? { connection: 'close' } : {};
   res.writeHead(reply.status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...closing, ...extra, ...reply.headers });
   res.end(body);
 }
@@ -58,8 +56,8 @@ const misdirected: Answer = { status: 421, reason: 'misdirected', body: 'edgepla
 const notServed: Answer = { status: 503, reason: 'not_served', body: 'edgeplane: this site is not served at the moment\n' };
 
 export type RequestHandler = (req: ProxyRequest, res: ProxyResponse) => void;
-/** node:http's 'upgrade' event (WebSocket): the request, its connection and what was read past its head. */
-export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+/** An HTTP/1.1 upgrade (WebSocket): the request, its connection and what was read past its head. */
+export type UpgradeHandler = (req: ProxyRequest, socket: Duplex, head: Buffer) => void;
 
 /** The real client: the connection's (PROXY protocol applied), or a trusted load balancer's X-Forwarded-For. */
 function clientOf(req: ProxyRequest, trusted: ReturnType<typeof trustedNetworks>): string {
@@ -93,7 +91,7 @@ function refusalOf(table: HostTable, resource: ServedResource, req: ProxyRequest
   if (challenge !== undefined) return challenge;
   if (secure) {
     // A TLS connection is for the resource its SNI named: another tenant's Host on it is refused.
-    const servername = (req.socket as TLSSocket).servername;
+    const servername = (req.socket as { servername?: unknown }).servername;
     if (typeof servername !== 'string' || table.find(serverNameKey(servername)) !== resource) return misdirected;
   }
   return resource.policy.served ? undefined : notServed;
@@ -168,7 +166,7 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
     let refusal = verdict(exchange, resource);
     if (refusal instanceof Promise) refusal = await refusal;
     if (refusal !== undefined) {
-      answer(exchange.res, refusal, exchange.answerHeaders);
+      answer(exchange.req, exchange.res, refusal, exchange.answerHeaders);
       finish(started, resource, refusal.reason);
       return;
     }
@@ -182,11 +180,11 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
     const exchange: Exchange = exchangeOf(req, res, clientOf(req, trusted), secure);
     const started: Started = { exchange, at, written: req.httpVersionMajor === 1 ? req.socket.bytesWritten : -1, socket: req.socket };
     const refuse = (reply: Answer, resource?: ServedResource) => {
-      answer(res, reply);
+      answer(req, res, reply);
       finish(started, resource, reply.reason);
     };
-    // Before anything reads it: a request an origin could frame otherwise than we do, or a declared body over the limit.
-    const problem = framingProblem(req, maxBodySize);
+    // Before anything reads it: a declared body over the limit (framing was checked as the head was read).
+    const problem = declaredBodyProblem(req, maxBodySize);
     if (problem !== undefined) {
       refuse(problem);
       return;
@@ -203,7 +201,7 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
     }
     run(started, resource).catch((e: unknown) => {
       deps.logger.error({ err: e, resource: resource.policy.id }, 'the proxy failed on a request');
-      answer(res, { status: 500, reason: 'proxy_error' });
+      answer(req, res, { status: 500, reason: 'proxy_error' });
       finish(started, resource, 'proxy_error');
     });
   };
@@ -218,7 +216,7 @@ export function upgradePipeline(table: HostTable, deps: ThreadDeps, secure: bool
   const { maxBodySize } = deps.settings.limits;
   const finish = (resource: ServedResource | undefined, outcome: string) => deps.metrics.request(resource?.policy.id, outcome);
 
-  async function run(req: IncomingMessage, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ServedResource): Promise<void> {
+  async function run(req: ProxyRequest, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ServedResource): Promise<void> {
     const refusal = await verdict(exchange, resource);
     if (refusal !== undefined) {
       answerUpgrade(socket, refusal, exchange.answerHeaders);
@@ -232,7 +230,7 @@ export function upgradePipeline(table: HostTable, deps: ThreadDeps, secure: bool
   return (req, socket, head) => {
     const exchange: StepExchange = exchangeOf(req, undefined, clientOf(req, trusted), secure);
     const resource = table.find(exchange.host);
-    const refusal = framingProblem(req, maxBodySize) ?? (resource === undefined ? unknownHost : refusalOf(table, resource, req, exchange.path, secure));
+    const refusal = declaredBodyProblem(req, maxBodySize) ?? (resource === undefined ? unknownHost : refusalOf(table, resource, req, exchange.path, secure));
     if (refusal !== undefined || resource === undefined) {
       answerUpgrade(socket, refusal ?? unknownHost, {});
       finish(resource, (refusal ?? unknownHost).reason);

@@ -5,10 +5,9 @@
 // client leaves, the origin request is aborted; when the origin fails in mid-answer, the client is
 // cut off rather than given a truncated answer as a whole one.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Http2ServerRequest } from 'node:http2';
 import type { Dispatcher } from 'undici';
 import { BodyRefused, limitBody } from '../body-limit.ts';
-import type { Exchange, ProxyRequest, ProxyResponse } from '../exchange.ts';
+import { h2Stream, type Exchange, type ProxyRequest, type ProxyResponse } from '../exchange.ts';
 import type { ProxyLimits } from '../server-limits.ts';
 import { clientResponseHeaders, originRequestHeaders, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
 import { Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
@@ -40,12 +39,13 @@ function onClientDrain(this: ResponseSink): void {
 
 /** Whether the client is gone (its connection, or its HTTP/2 stream): its response's 'close' may be past. */
 function clientGone(req: ProxyRequest): boolean {
-  return req.httpVersionMajor === 2 ? (req as Http2ServerRequest).stream.destroyed : req.socket.destroyed;
+  return (h2Stream(req) ?? req.socket).destroyed;
 }
 
 /** Whether a request has no body: undici then has nothing to read, and it may be sent again. */
 function bodiless(req: ProxyRequest): boolean {
-  if (req.httpVersionMajor === 2) return (req as Http2ServerRequest).stream.endAfterHeaders;
+  const stream = h2Stream(req);
+  if (stream !== undefined) return stream.endAfterHeaders;
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
 }

@@ -4,11 +4,11 @@
 // side's pace, either side closing or failing closes the other, and a tunnel idle in both
 // directions for `tunnelIdleTimeoutMs` is closed. An origin refusing the upgrade (a 4xx, say) has
 // its answer relayed and the connection closed.
-import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { Answer, StepExchange } from '../exchange.ts';
+import type { Answer, ProxyRequest, StepExchange } from '../exchange.ts';
 import { clientResponseHeaders, originRequestHeaders, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
 import { Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
 
@@ -101,11 +101,11 @@ class UpgradeForwarding extends Forwarding {
 }
 
 /**
- * Forwards an HTTP/1.1 upgrade (node:http's 'upgrade' event: the request, its socket and the bytes
+ * Forwards an HTTP/1.1 upgrade (the request, its socket and the bytes
  * read past its head) to one of the resource's origins; resolves once the origin switched protocols
  * (or refused, or none answered) and the client has its answer.
  */
-export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ForwardTarget): Promise<ForwardResult> {
+export function forwardUpgrade(req: ProxyRequest, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ForwardTarget): Promise<ForwardResult> {
   if (socket.destroyed) return Promise.resolve({ outcome: 'client_closed', status: 499, originMs: -1 });
   const upgrade = req.headers.upgrade ?? 'websocket';
   const options: Dispatcher.DispatchOptions = {
