@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
+import { ClientRequest } from './http1/client-request.ts';
 
 /**
  * A client's request, HTTP/1.x (http1/client-request.ts) or HTTP/2 (node:http2's compatibility
@@ -19,6 +20,13 @@ export interface ProxyRequest extends Readable {
   readonly complete: boolean;
   /** HTTP/1: the connection; HTTP/2: the session's (a proxy of it). */
   readonly socket: Socket;
+}
+
+/** One header of a request as a string (repeated lines joined); for HTTP/1.x without making its whole header record. */
+export function headerValue(req: ProxyRequest, name: string): string | undefined {
+  if (req instanceof ClientRequest) return req.header(name);
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(name === 'cookie' ? '; ' : ', ') : value;
 }
 
 /** An HTTP/2 request's stream (node:http2's compatibility request has one); undefined for HTTP/1.x. */

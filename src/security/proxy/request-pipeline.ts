@@ -8,7 +8,8 @@ import type { AccessLog } from './access-log.ts';
 import { declaredBodyProblem } from './body-limit.ts';
 import { clientAddress, trustedNetworks } from './client-address.ts';
 import { connectionClient } from './connection-guard.ts';
-import type { Answer, Exchange, ProxyRequest, ProxyResponse, StepExchange, StepResult } from './exchange.ts';
+import { headerValue, type Answer, type Exchange, type ProxyRequest, type ProxyResponse, type StepExchange, type StepResult } from './exchange.ts';
+import { ClientRequest } from './http1/client-request.ts';
 import type { HostTable, ServedResource } from './host-table.ts';
 import { forward } from './origins/forward.ts';
 import { answerUpgrade, forwardUpgrade } from './origins/websocket.ts';
@@ -35,19 +36,31 @@ export function hostOf(authority: string | undefined): string {
  * closed after the answer, so that a client streaming a body we refused cannot keep feeding it.
  */
 function unreadBody(req: ProxyRequest): boolean {
-  if (req.httpVersionMajor !== 1 || req.complete) return false;
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  if (req.complete) return false;
+  if (req instanceof ClientRequest) return req.hasBody;
+  return false;
 }
 
-export function answer(req: ProxyRequest, res: ProxyResponse, reply: Answer, extra: Record<string, string | string[]> = {}): void {
+/** Appends headers to a flat name, value list. */
+function appendHeaders(list: string[], headers: Record<string, string | string[]>): void {
+  for (const name in headers) {
+    const value = headers[name] ?? '';
+    if (typeof value === 'string') list.push(name, value);
+    else for (const one of value) list.push(name, one);
+  }
+}
+
+export function answer(req: ProxyRequest, res: ProxyResponse, reply: Answer, extra?: Record<string, string | string[]>): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const body = reply.body ?? `${String(reply.status)} ${reply.reason}\n`;
-  const closing = unreadBody(req) ? { connection: 'close' } : {};
-  res.writeHead(reply.status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...closing, ...extra, ...reply.headers });
+  const headers = ['content-type', 'text/plain; charset=utf-8', 'content-length', String(Buffer.byteLength(body))];
+  if (unreadBody(req)) headers.push('connection', 'close');
+  if (extra !== undefined) appendHeaders(headers, extra);
+  if (reply.headers !== undefined) appendHeaders(headers, reply.headers);
+  res.writeHead(reply.status, headers);
   res.end(body);
 }
 
@@ -61,8 +74,8 @@ export type UpgradeHandler = (req: ProxyRequest, socket: Duplex, head: Buffer) =
 
 /** The real client: the connection's (PROXY protocol applied), or a trusted load balancer's X-Forwarded-For. */
 function clientOf(req: ProxyRequest, trusted: ReturnType<typeof trustedNetworks>): string {
-  const forwardedFor = req.headers['x-forwarded-for'];
-  return clientAddress(connectionClient(req.socket), Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor, trusted);
+  const peer = connectionClient(req.socket);
+  return trusted.length === 0 ? peer : clientAddress(peer, headerValue(req, 'x-forwarded-for'), trusted);
 }
 
 /** What the steps (and, with `res`, forwarding) see of a request: its client, host, method and path. */
@@ -74,7 +87,7 @@ function exchangeOf<R extends ProxyResponse | undefined>(req: ProxyRequest, res:
     res,
     client,
     secure,
-    host: hostOf(req.headers[':authority'] as string | undefined ?? req.headers.host),
+    host: hostOf(req.httpVersionMajor === 2 ? headerValue(req, ':authority') ?? headerValue(req, 'host') : headerValue(req, 'host')),
     method: req.method ?? 'GET',
     path: query < 0 ? url : url.slice(0, query),
     answerHeaders: {},

@@ -246,13 +246,12 @@ class ClientConnection implements BodySource, AnswerSink, Timed {
   }
 
   #push(request: ClientRequest, data: Buffer): void {
-    if (!request.push(data)) this.#pause();
+    if (!request.feed(data)) this.#pause();
   }
 
   #bodyEnded(request: ClientRequest): void {
-    request.complete = true;
     this.#decoder = undefined;
-    request.push(null);
+    request.finish();
   }
 
   /** A malformed chunk in mid-body: the request fails (its origin request is aborted), the client gets 400 if nothing was answered, and the connection closes. */

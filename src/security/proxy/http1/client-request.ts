@@ -24,6 +24,9 @@ export class ClientRequest extends Readable {
   complete = false;
   readonly #source: BodySource;
   #headers: IncomingHttpHeaders | undefined;
+  /** A reader asked for more and has been given nothing since. */
+  #wanting = false;
+  #ended = false;
 
   constructor(head: RequestHead, socket: Socket, source: BodySource) {
     super();
@@ -44,12 +47,46 @@ export class ClientRequest extends Readable {
     return (this.#headers ??= headerRecord(this.head.fields) as IncomingHttpHeaders);
   }
 
+  /** One header as node:http's record would hold it (repeated lines joined), found without making the record. */
+  header(name: string): string | undefined {
+    const fields = this.head.fields;
+    let found: string | undefined;
+    for (let i = 0; i < fields.length; i += 2) {
+      if (fields[i] !== name) continue;
+      const value = fields[i + 1] ?? '';
+      found = found === undefined ? value : `${found}${name === 'cookie' ? '; ' : ', '}${value}`;
+    }
+    return found;
+  }
+
   /** Whether a body follows the head (declared by Content-Length or chunked). */
   get hasBody(): boolean {
     return this.head.chunked || this.head.contentLength > 0;
   }
 
+  /** Body bytes from the connection; false when the reader is full. */
+  feed(data: Buffer): boolean {
+    this.#wanting = false;
+    return this.push(data);
+  }
+
+  /** The body is whole. The end is pushed only once a reader asks: ending a stream nobody reads costs a tick or two. */
+  finish(): void {
+    this.complete = true;
+    if (this.#wanting) this.#pushEnd();
+  }
+
   override _read(): void {
-    this.#source.wantBody(this);
+    if (this.complete) this.#pushEnd();
+    else {
+      this.#wanting = true;
+      this.#source.wantBody(this);
+    }
+  }
+
+  #pushEnd(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.push(null);
   }
 }
