@@ -6,7 +6,7 @@
 // after its first `bodyTimeoutMs` it must have averaged `bodyMinRate` bytes a second. Time the
 // origin is not reading (backpressure) is not held against the client.
 import { Transform, type TransformCallback } from 'node:stream';
-import type { Answer, ProxyRequest } from './exchange.ts';
+import { headerValue, type Answer, type ProxyRequest } from './exchange.ts';
 import type { ProxyLimits } from './server-limits.ts';
 
 export type BodyRefusal = 'body_too_large' | 'body_too_slow';
@@ -100,7 +100,7 @@ export function limitBody(req: ProxyRequest, limits: Limits): BodyLimit {
 
 /** A declared Content-Length over the limit: 413 before a byte of the body is read (a chunked body is counted as it comes). */
 export function declaredBodyProblem(req: ProxyRequest, maxBodySize: number): Answer | undefined {
-  const length = req.headers['content-length'];
+  const length = headerValue(req, 'content-length');
   if (maxBodySize === 0 || length === undefined || Number(length) <= maxBodySize) return undefined;
   return { status: 413, reason: 'body_too_large', body: `Request body larger than ${String(maxBodySize)} bytes\n` };
 }

@@ -170,53 +170,65 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       durationMs: performance.now() - at,
       originMs,
       bytesSent: written < 0 ? undefined : socket.bytesWritten - written,
-      userAgent: req.headers['user-agent'],
+      userAgent: headerValue(req, 'user-agent'),
     });
   };
 
-  async function run(started: Started, resource: ServedResource): Promise<void> {
-    const { exchange } = started;
-    let refusal = verdict(exchange, resource);
-    if (refusal instanceof Promise) refusal = await refusal;
+  /** The proxy's own answer, then the end. */
+  const refuse = (started: Started, reply: Answer, resource: ServedResource | undefined, extra?: Record<string, string | string[]>) => {
+    answer(started.exchange.req, started.exchange.res, reply, extra);
+    finish(started, resource, reply.reason);
+  };
+
+  const failed = (started: Started, resource: ServedResource, e: unknown) => {
+    deps.logger.error({ err: e, resource: resource.policy.id }, 'the proxy failed on a request');
+    refuse(started, { status: 500, reason: 'proxy_error' }, resource);
+  };
+
+  /** The steps said: refused (their answer), or forwarded. */
+  const decided = (started: Started, resource: ServedResource, refusal: Verdict) => {
     if (refusal !== undefined) {
-      answer(exchange.req, exchange.res, refusal, exchange.answerHeaders);
-      finish(started, resource, refusal.reason);
+      refuse(started, refusal, resource, started.exchange.answerHeaders);
       return;
     }
-    const forwarded = await forward(exchange, resource, deps.settings.limits);
-    // The origin's latency: until its answer's headers (-1: no origin answered).
-    finish(started, resource, forwarded.outcome, forwarded.originMs < 0 ? undefined : forwarded.originMs);
-  }
+    forward(started.exchange, resource, deps.settings.limits).then(
+      // The origin's latency: until its answer's headers (-1: no origin answered).
+      (forwarded) => finish(started, resource, forwarded.outcome, forwarded.originMs < 0 ? undefined : forwarded.originMs),
+      (e: unknown) => failed(started, resource, e),
+    );
+  };
 
   return (req, res) => {
-    const at = performance.now();
     const exchange: Exchange = exchangeOf(req, res, clientOf(req, trusted), secure);
-    const started: Started = { exchange, at, written: req.httpVersionMajor === 1 ? req.socket.bytesWritten : -1, socket: req.socket };
-    const refuse = (reply: Answer, resource?: ServedResource) => {
-      answer(req, res, reply);
-      finish(started, resource, reply.reason);
-    };
+    const started: Started = { exchange, at: performance.now(), written: req.httpVersionMajor === 1 ? req.socket.bytesWritten : -1, socket: req.socket };
     // Before anything reads it: a declared body over the limit (framing was checked as the head was read).
     const problem = declaredBodyProblem(req, maxBodySize);
     if (problem !== undefined) {
-      refuse(problem);
+      refuse(started, problem, undefined);
       return;
     }
     const resource = table.find(exchange.host);
     if (resource === undefined) {
-      refuse(unknownHost);
+      refuse(started, unknownHost, undefined);
       return;
     }
     const refusal = refusalOf(table, resource, req, exchange.path, secure);
     if (refusal !== undefined) {
-      refuse(refusal, resource);
+      refuse(started, refusal, resource);
       return;
     }
-    run(started, resource).catch((e: unknown) => {
-      deps.logger.error({ err: e, resource: resource.policy.id }, 'the proxy failed on a request');
-      answer(req, res, { status: 500, reason: 'proxy_error' });
-      finish(started, resource, 'proxy_error');
-    });
+    // Synchronous while the steps are (all but a rate rule counting through Redis): no promise for nothing.
+    try {
+      const result = verdict(exchange, resource);
+      if (result instanceof Promise) {
+        result.then(
+          (settled) => decided(started, resource, settled),
+          (e: unknown) => failed(started, resource, e),
+        );
+      } else decided(started, resource, result);
+    } catch (e) {
+      failed(started, resource, e);
+    }
   };
 }
 

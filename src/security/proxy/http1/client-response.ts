@@ -158,6 +158,9 @@ export class ClientResponse extends EventEmitter {
     if (!this.#chunked) {
       if (body === undefined) return head.length === 0 ? true : socket.write(head, 'latin1');
       if (head.length === 0) return socket.write(body);
+      // The proxy's own short answers, in ASCII (the same in latin1 as in UTF-8): one string, one write
+      // (a corked pair goes through writev, dearer).
+      if (typeof body === 'string' && Buffer.byteLength(body) === body.length) return socket.write(head + body, 'latin1');
       socket.cork();
       socket.write(head, 'latin1');
       const more = socket.write(body);
