@@ -1,19 +1,19 @@
 // The proxy's edge without the rest of the service, as a proxy thread assembles it: a connection
-// guard in front of a real node:http server (or the proxy's HTTPS listener) with the server limits,
-// counted in a metrics registry, forwarding to a real origin the way the pipeline does (framing
-// checked first, the body through its limit). And a raw TCP client for what well-behaved clients
-// never send.
+// guard in front of the proxy's HTTP/1.x engine (or its HTTPS listener) with the server limits,
+// counted in a metrics registry, forwarding to a real origin the way the pipeline does (a declared
+// body over the limit refused first, the body through its limit). And a raw TCP client for what
+// well-behaved clients never send.
 import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
 import { Registry } from 'prom-client';
 import { sharedCaps } from '../../src/net/connection-admission.ts';
-import { BodyRefused, limitBody } from '../../src/security/proxy/body-limit.ts';
+import { BodyRefused, declaredBodyProblem, limitBody } from '../../src/security/proxy/body-limit.ts';
 import { ConnectionGuard, connectionClient } from '../../src/security/proxy/connection-guard.ts';
 import type { ProxyRequest, ProxyResponse } from '../../src/security/proxy/exchange.ts';
 import { proxyMetrics, type ListenerName } from '../../src/security/proxy/proxy-metrics.ts';
-import { framingProblem } from '../../src/security/proxy/request-framing.ts';
-import { closeIdleSessions, httpServerOptions, onClientError, type ProxyLimits } from '../../src/security/proxy/server-limits.ts';
+import { http1Serving, httpListener } from '../../src/security/proxy/listeners.ts';
+import { closeIdleSessions, type ProxyLimits } from '../../src/security/proxy/server-limits.ts';
 import { createHttpsListener } from '../../src/security/proxy/tls/https-listener.ts';
 
 export const testLimits: ProxyLimits = {
@@ -51,9 +51,9 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
   const metrics = proxyMetrics(registry);
   const listener: ListenerName = options.tls === undefined ? 'http' : 'https';
   const handler = (req: ProxyRequest, res: ProxyResponse) => {
-    const problem = framingProblem(req, limits.maxBodySize);
+    const problem = declaredBodyProblem(req, limits.maxBodySize);
     if (problem !== undefined) {
-      res.writeHead(problem.status, req.httpVersionMajor === 1 ? { connection: 'close' } : {}).end(problem.body);
+      res.writeHead(problem.status, req.httpVersionMajor === 1 ? { connection: 'close' } : {}).end(problem.body ?? '');
       return;
     }
     if (options.origin === undefined) {
@@ -61,10 +61,11 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
       req.on('end', () => res.end(JSON.stringify({ client: connectionClient(req.socket) })));
       return;
     }
-    forwardTo(options.origin, req as http.IncomingMessage, res as unknown as http.ServerResponse, limits);
+    forwardTo(options.origin, req, res, limits);
   };
+  const http1 = http1Serving({ request: handler, upgrade: (_req, socket) => socket.destroy(), clientError: (reason) => metrics.clientError(listener, reason) }, limits);
   let server: net.Server;
-  if (options.tls === undefined) server = http.createServer(httpServerOptions(limits), handler);
+  if (options.tls === undefined) server = httpListener(http1);
   else {
     // The proxy's own HTTPS listener, with h2 for every name, one certificate for all.
     const context = tls.createSecureContext(options.tls);
@@ -72,12 +73,12 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
       contextFor: () => context,
       http2For: () => true,
       onRequest: handler,
-      limits: { handshakeTimeoutMs: limits.headerTimeoutMs, headersTimeoutMs: limits.headerTimeoutMs, keepAliveTimeoutMs: limits.idleTimeoutMs, requestTimeoutMs: 0, maxHeaderSize: limits.maxHeaderSize },
+      onHttp1: (socket) => http1.serve(socket),
+      limits: { handshakeTimeoutMs: limits.headerTimeoutMs, maxHeaderSize: limits.maxHeaderSize },
     });
     closeIdleSessions(secure, limits.idleTimeoutMs);
     server = secure;
   }
-  server.on('clientError', onClientError((reason) => metrics.clientError(listener, reason)));
   const guard = new ConnectionGuard(server, {
     proxyProtocol: options.proxyProtocol ?? false,
     headerTimeoutMs: limits.headerTimeoutMs,
@@ -90,15 +91,24 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
     registry,
     metrics: () => registry.metrics(),
     guard,
-    close: () => guard.close(),
+    close: async () => {
+      await guard.close();
+      http1.stop();
+    },
   };
 }
 
 /** The request to the origin, its body through the limit; a refused body answered with its status and the connection closed. */
-function forwardTo(port: number, req: http.IncomingMessage, res: http.ServerResponse, limits: ProxyLimits): void {
+function forwardTo(port: number, req: ProxyRequest, res: ProxyResponse, limits: ProxyLimits): void {
   const outgoing = http.request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: { host: req.headers.host } }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
-    answer.pipe(res);
+    answer.on('data', (chunk: Buffer) => {
+      if (!res.write(chunk)) {
+        answer.pause();
+        res.once('drain', () => answer.resume());
+      }
+    });
+    answer.on('end', () => res.end());
   });
   const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
   if (!hasBody) {

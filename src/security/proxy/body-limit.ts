@@ -1,13 +1,12 @@
 // A request body as it is forwarded, counted and timed as it streams: more bytes than the limit (a
-// chunked body, whose size nobody declared; a declared one over the limit is refused before:
-// request-framing.ts), or a body trickled too slowly to hold a connection and an origin's request
+// chunked body, whose size nobody declared; a declared one over the limit is refused before a byte
+// of it is read: declaredBodyProblem), or a body trickled too slowly to hold a connection and an origin's request
 // open for long (slowloris on the body), ends the stream with a BodyRefused error. The pace rule is
 // Apache's mod_reqtimeout's (body=…,MinRate=…): the body may pause at most `bodyTimeoutMs`, and
 // after its first `bodyTimeoutMs` it must have averaged `bodyMinRate` bytes a second. Time the
 // origin is not reading (backpressure) is not held against the client.
-import type { IncomingMessage } from 'node:http';
-import type { Http2ServerRequest } from 'node:http2';
 import { Transform, type TransformCallback } from 'node:stream';
+import { headerValue, type Answer, type ProxyRequest } from './exchange.ts';
 import type { ProxyLimits } from './server-limits.ts';
 
 export type BodyRefusal = 'body_too_large' | 'body_too_slow';
@@ -88,7 +87,7 @@ export class BodyLimit extends Transform {
 }
 
 /** The body to forward: `req` through a BodyLimit, whose errors (a refusal, the client gone) end it. */
-export function limitBody(req: IncomingMessage | Http2ServerRequest, limits: Limits): BodyLimit {
+export function limitBody(req: ProxyRequest, limits: Limits): BodyLimit {
   const limited = new BodyLimit(limits);
   req.on('error', (error) => limited.destroy(error));
   // The client went away before its body was whole: the origin must not take it for complete.
@@ -97,4 +96,11 @@ export function limitBody(req: IncomingMessage | Http2ServerRequest, limits: Lim
   });
   req.pipe(limited);
   return limited;
+}
+
+/** A declared Content-Length over the limit: 413 before a byte of the body is read (a chunked body is counted as it comes). */
+export function declaredBodyProblem(req: ProxyRequest, maxBodySize: number): Answer | undefined {
+  const length = headerValue(req, 'content-length');
+  if (maxBodySize === 0 || length === undefined || Number(length) <= maxBodySize) return undefined;
+  return { status: 413, reason: 'body_too_large', body: `Request body larger than ${String(maxBodySize)} bytes\n` };
 }

@@ -1,22 +1,57 @@
 // One request as the proxy's steps see it, and what a step may answer instead of the origin.
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import type { Http2ServerRequest } from 'node:http2';
-import type { Writable } from 'node:stream';
-
-export type ProxyRequest = IncomingMessage | Http2ServerRequest;
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { ServerHttp2Stream } from 'node:http2';
+import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
+import { ClientRequest } from './http1/client-request.ts';
 
 /**
- * The answer to the client: node:http's ServerResponse (HTTP/1.1) or http2's compat
- * Http2ServerResponse (h2), through the calls both take alike (a union of the two is not callable).
+ * A client's request, HTTP/1.x (http1/client-request.ts) or HTTP/2 (node:http2's compatibility
+ * request), through what both have alike; its body is the Readable itself.
  */
-export interface ProxyResponse extends Writable {
+export interface ProxyRequest extends Readable {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  readonly httpVersion: string;
+  readonly httpVersionMajor: number;
+  readonly httpVersionMinor: number;
+  readonly headers: IncomingHttpHeaders;
+  /** The body has been received whole. */
+  readonly complete: boolean;
+  /** HTTP/1: the connection; HTTP/2: the session's (a proxy of it). */
+  readonly socket: Socket;
+}
+
+/** One header of a request as a string (repeated lines joined); for HTTP/1.x without making its whole header record. */
+export function headerValue(req: ProxyRequest, name: string): string | undefined {
+  if (req instanceof ClientRequest) return req.header(name);
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(name === 'cookie' ? '; ' : ', ') : value;
+}
+
+/** An HTTP/2 request's stream (node:http2's compatibility request has one); undefined for HTTP/1.x. */
+export function h2Stream(req: ProxyRequest): ServerHttp2Stream | undefined {
+  return (req as { stream?: ServerHttp2Stream }).stream;
+}
+
+/** The answer to the client (http1/client-response.ts, or node:http2's compatibility response), through the calls both take alike. */
+export interface ProxyResponse {
   readonly headersSent: boolean;
   /** The status answered (200 until writeHead says otherwise), for the metrics and the access log. */
   readonly statusCode: number;
-  /** The request it answers. */
-  readonly req: ProxyRequest;
   /** Headers as an object, or as a flat name, value list (a name repeated for each of its values): both take either. */
   writeHead(statusCode: number, headers?: OutgoingHttpHeaders | string[]): this;
+  /** False when the client's side is full: wait for 'drain'. */
+  write(chunk: Buffer | string): boolean;
+  // Two signatures, not one with an optional chunk: node:http2's `end(callback?)` matches only so.
+  end(): this;
+  // eslint-disable-next-line @typescript-eslint/unified-signatures
+  end(chunk: Buffer | string): this;
+  /** Cuts the client off (its connection, or its HTTP/2 stream). */
+  destroy(): void;
+  /** 'drain': room again; 'close': the client went before the answer was whole. */
+  on(event: 'drain' | 'close', listener: () => void): this;
+  once(event: 'drain' | 'close', listener: () => void): this;
 }
 
 export interface Exchange {

@@ -8,15 +8,15 @@ import type { ListenAddress } from '../../config.ts';
 import { openGeo } from '../../geo/geoip.ts';
 import { HostTable } from './host-table.ts';
 import { AccessLog, type AccessLogDestination } from './access-log.ts';
-import { ConnectionGuard } from './connection-guard.ts';
-import { httpListener, httpsListener, listenShared } from './listeners.ts';
+import { ConnectionGuard, connectionClient } from './connection-guard.ts';
+import { http1Serving, httpListener, httpsListener, listenShared } from './listeners.ts';
 import type { ResourcePolicy } from './policy.ts';
 import { proxyMetrics, type ListenerName } from './proxy-metrics.ts';
 import { localCounters } from './rate/local-counters.ts';
 import type { RateCounters } from './rate/rate-counters.ts';
 import { redisCounters } from './rate/redis-counters.ts';
 import { requestPipeline, upgradePipeline } from './request-pipeline.ts';
-import { closeIdleSessions, onClientError } from './server-limits.ts';
+import { closeIdleSessions } from './server-limits.ts';
 import type { ProxySettings, ThreadDeps } from './thread-deps.ts';
 
 export interface ProxyThreadOptions {
@@ -77,12 +77,23 @@ export async function startProxyServer(options: ProxyThreadOptions): Promise<Pro
   await table.apply(options.policies, [], true);
   const { limits } = options.settings;
   const accessLog = options.accessLogTo === undefined ? undefined : new AccessLog(options.accessLogTo, { maxPending: accessLogPending, dropped: (lines) => deps.metrics.accessLogDropped(lines) });
-  const plain = httpListener(requestPipeline(table, deps, false, accessLog), limits);
-  const secure = httpsListener(table, requestPipeline(table, deps, true, accessLog), options.ticketKeys, limits);
-  plain.on('upgrade', upgradePipeline(table, deps, false));
-  secure.on('upgrade', upgradePipeline(table, deps, true));
-  plain.on('clientError', onClientError((reason) => deps.metrics.clientError('http', reason)));
-  secure.on('clientError', onClientError((reason) => deps.metrics.clientError('https', reason)));
+  const serving = (listener: ListenerName, secure: boolean) =>
+    http1Serving(
+      {
+        request: requestPipeline(table, deps, secure, accessLog),
+        upgrade: upgradePipeline(table, deps, secure),
+        clientError: (reason, status, socket) => {
+          deps.metrics.clientError(listener, reason);
+          // Answered by the engine itself (the head was refused or too slow): logged without what it could not read.
+          if (status > 0) accessLog?.write({ resource: undefined, host: '', method: '', path: '', status, outcome: reason, client: connectionClient(socket), httpVersion: '1.1', secure, durationMs: 0 });
+        },
+      },
+      limits,
+    );
+  const http1 = [serving('http', false), serving('https', true)] as const;
+  const plain = httpListener(http1[0]);
+  // h2 requests go through the same pipeline as HTTPS ones over HTTP/1.x.
+  const secure = httpsListener(table, requestPipeline(table, deps, true, accessLog), http1[1], options.ticketKeys, limits);
   closeIdleSessions(secure, limits.idleTimeoutMs);
   // Every connection passes its listener's guard first (PROXY protocol, connection caps).
   const guard = (target: Server, listener: ListenerName) =>
@@ -95,6 +106,7 @@ export async function startProxyServer(options: ProxyThreadOptions): Promise<Pro
   const guards = [guard(plain, 'http'), guard(secure, 'https')] as const;
   const stop = async () => {
     await Promise.all(guards.map((g) => g.close()));
+    for (const serving of http1) serving.stop();
     await accessLog?.flushed();
     await table.close();
     await deps.counters.close();

@@ -2,18 +2,17 @@
 // origin. The order (docs/proxy.md): the host → an ACME HTTP-01 token of ours → the resource served
 // at all → guards (whitelist, blacklist, geo, methods, rate rules and challenges; HSTS first, so
 // every answer over HTTPS has it) → rewrites (redirects to HTTPS and from www) → origin.
-import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
 import type { AccessLog } from './access-log.ts';
+import { declaredBodyProblem } from './body-limit.ts';
 import { clientAddress, trustedNetworks } from './client-address.ts';
 import { connectionClient } from './connection-guard.ts';
-import type { Answer, Exchange, ProxyRequest, ProxyResponse, StepExchange, StepResult } from './exchange.ts';
+import { headerValue, type Answer, type Exchange, type ProxyRequest, type ProxyResponse, type StepExchange, type StepResult } from './exchange.ts';
+import { ClientRequest } from './http1/client-request.ts';
 import type { HostTable, ServedResource } from './host-table.ts';
 import { forward } from './origins/forward.ts';
 import { answerUpgrade, forwardUpgrade } from './origins/websocket.ts';
-import { framingProblem } from './request-framing.ts';
 import type { ThreadDeps } from './thread-deps.ts';
 import { acmeChallengeAnswer } from './tls/acme-challenge.ts';
 import { serverNameKey } from './tls/secure-contexts.ts';
@@ -37,19 +36,31 @@ export function hostOf(authority: string | undefined): string {
  * closed after the answer, so that a client streaming a body we refused cannot keep feeding it.
  */
 function unreadBody(req: ProxyRequest): boolean {
-  if (req.httpVersionMajor !== 1 || req.complete) return false;
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  if (req.complete) return false;
+  if (req instanceof ClientRequest) return req.hasBody;
+  return false;
 }
 
-export function answer(res: ProxyResponse, reply: Answer, extra: Record<string, string | string[]> = {}): void {
+/** Appends headers to a flat name, value list. */
+function appendHeaders(list: string[], headers: Record<string, string | string[]>): void {
+  for (const name in headers) {
+    const value = headers[name] ?? '';
+    if (typeof value === 'string') list.push(name, value);
+    else for (const one of value) list.push(name, one);
+  }
+}
+
+export function answer(req: ProxyRequest, res: ProxyResponse, reply: Answer, extra?: Record<string, string | string[]>): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const body = reply.body ?? `${String(reply.status)} ${reply.reason}\n`;
-  const closing = unreadBody(res.req) ? { connection: 'close' } : {};
-  res.writeHead(reply.status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...closing, ...extra, ...reply.headers });
+  const headers = ['content-type', 'text/plain; charset=utf-8', 'content-length', String(Buffer.byteLength(body))];
+  if (unreadBody(req)) headers.push('connection', 'close');
+  if (extra !== undefined) appendHeaders(headers, extra);
+  if (reply.headers !== undefined) appendHeaders(headers, reply.headers);
+  res.writeHead(reply.status, headers);
   res.end(body);
 }
 
@@ -58,13 +69,13 @@ const misdirected: Answer = { status: 421, reason: 'misdirected', body: 'edgepla
 const notServed: Answer = { status: 503, reason: 'not_served', body: 'edgeplane: this site is not served at the moment\n' };
 
 export type RequestHandler = (req: ProxyRequest, res: ProxyResponse) => void;
-/** node:http's 'upgrade' event (WebSocket): the request, its connection and what was read past its head. */
-export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+/** An HTTP/1.1 upgrade (WebSocket): the request, its connection and what was read past its head. */
+export type UpgradeHandler = (req: ProxyRequest, socket: Duplex, head: Buffer) => void;
 
 /** The real client: the connection's (PROXY protocol applied), or a trusted load balancer's X-Forwarded-For. */
 function clientOf(req: ProxyRequest, trusted: ReturnType<typeof trustedNetworks>): string {
-  const forwardedFor = req.headers['x-forwarded-for'];
-  return clientAddress(connectionClient(req.socket), Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor, trusted);
+  const peer = connectionClient(req.socket);
+  return trusted.length === 0 ? peer : clientAddress(peer, headerValue(req, 'x-forwarded-for'), trusted);
 }
 
 /** What the steps (and, with `res`, forwarding) see of a request: its client, host, method and path. */
@@ -76,7 +87,7 @@ function exchangeOf<R extends ProxyResponse | undefined>(req: ProxyRequest, res:
     res,
     client,
     secure,
-    host: hostOf(req.headers[':authority'] as string | undefined ?? req.headers.host),
+    host: hostOf(req.httpVersionMajor === 2 ? headerValue(req, ':authority') ?? headerValue(req, 'host') : headerValue(req, 'host')),
     method: req.method ?? 'GET',
     path: query < 0 ? url : url.slice(0, query),
     answerHeaders: {},
@@ -93,7 +104,7 @@ function refusalOf(table: HostTable, resource: ServedResource, req: ProxyRequest
   if (challenge !== undefined) return challenge;
   if (secure) {
     // A TLS connection is for the resource its SNI named: another tenant's Host on it is refused.
-    const servername = (req.socket as TLSSocket).servername;
+    const servername = (req.socket as { servername?: unknown }).servername;
     if (typeof servername !== 'string' || table.find(serverNameKey(servername)) !== resource) return misdirected;
   }
   return resource.policy.served ? undefined : notServed;
@@ -159,53 +170,65 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       durationMs: performance.now() - at,
       originMs,
       bytesSent: written < 0 ? undefined : socket.bytesWritten - written,
-      userAgent: req.headers['user-agent'],
+      userAgent: headerValue(req, 'user-agent'),
     });
   };
 
-  async function run(started: Started, resource: ServedResource): Promise<void> {
-    const { exchange } = started;
-    let refusal = verdict(exchange, resource);
-    if (refusal instanceof Promise) refusal = await refusal;
+  /** The proxy's own answer, then the end. */
+  const refuse = (started: Started, reply: Answer, resource: ServedResource | undefined, extra?: Record<string, string | string[]>) => {
+    answer(started.exchange.req, started.exchange.res, reply, extra);
+    finish(started, resource, reply.reason);
+  };
+
+  const failed = (started: Started, resource: ServedResource, e: unknown) => {
+    deps.logger.error({ err: e, resource: resource.policy.id }, 'the proxy failed on a request');
+    refuse(started, { status: 500, reason: 'proxy_error' }, resource);
+  };
+
+  /** The steps said: refused (their answer), or forwarded. */
+  const decided = (started: Started, resource: ServedResource, refusal: Verdict) => {
     if (refusal !== undefined) {
-      answer(exchange.res, refusal, exchange.answerHeaders);
-      finish(started, resource, refusal.reason);
+      refuse(started, refusal, resource, started.exchange.answerHeaders);
       return;
     }
-    const forwarded = await forward(exchange, resource, deps.settings.limits);
-    // The origin's latency: until its answer's headers (-1: no origin answered).
-    finish(started, resource, forwarded.outcome, forwarded.originMs < 0 ? undefined : forwarded.originMs);
-  }
+    forward(started.exchange, resource, deps.settings.limits).then(
+      // The origin's latency: until its answer's headers (-1: no origin answered).
+      (forwarded) => finish(started, resource, forwarded.outcome, forwarded.originMs < 0 ? undefined : forwarded.originMs),
+      (e: unknown) => failed(started, resource, e),
+    );
+  };
 
   return (req, res) => {
-    const at = performance.now();
     const exchange: Exchange = exchangeOf(req, res, clientOf(req, trusted), secure);
-    const started: Started = { exchange, at, written: req.httpVersionMajor === 1 ? req.socket.bytesWritten : -1, socket: req.socket };
-    const refuse = (reply: Answer, resource?: ServedResource) => {
-      answer(res, reply);
-      finish(started, resource, reply.reason);
-    };
-    // Before anything reads it: a request an origin could frame otherwise than we do, or a declared body over the limit.
-    const problem = framingProblem(req, maxBodySize);
+    const started: Started = { exchange, at: performance.now(), written: req.httpVersionMajor === 1 ? req.socket.bytesWritten : -1, socket: req.socket };
+    // Before anything reads it: a declared body over the limit (framing was checked as the head was read).
+    const problem = declaredBodyProblem(req, maxBodySize);
     if (problem !== undefined) {
-      refuse(problem);
+      refuse(started, problem, undefined);
       return;
     }
     const resource = table.find(exchange.host);
     if (resource === undefined) {
-      refuse(unknownHost);
+      refuse(started, unknownHost, undefined);
       return;
     }
     const refusal = refusalOf(table, resource, req, exchange.path, secure);
     if (refusal !== undefined) {
-      refuse(refusal, resource);
+      refuse(started, refusal, resource);
       return;
     }
-    run(started, resource).catch((e: unknown) => {
-      deps.logger.error({ err: e, resource: resource.policy.id }, 'the proxy failed on a request');
-      answer(res, { status: 500, reason: 'proxy_error' });
-      finish(started, resource, 'proxy_error');
-    });
+    // Synchronous while the steps are (all but a rate rule counting through Redis): no promise for nothing.
+    try {
+      const result = verdict(exchange, resource);
+      if (result instanceof Promise) {
+        result.then(
+          (settled) => decided(started, resource, settled),
+          (e: unknown) => failed(started, resource, e),
+        );
+      } else decided(started, resource, result);
+    } catch (e) {
+      failed(started, resource, e);
+    }
   };
 }
 
@@ -218,7 +241,7 @@ export function upgradePipeline(table: HostTable, deps: ThreadDeps, secure: bool
   const { maxBodySize } = deps.settings.limits;
   const finish = (resource: ServedResource | undefined, outcome: string) => deps.metrics.request(resource?.policy.id, outcome);
 
-  async function run(req: IncomingMessage, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ServedResource): Promise<void> {
+  async function run(req: ProxyRequest, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ServedResource): Promise<void> {
     const refusal = await verdict(exchange, resource);
     if (refusal !== undefined) {
       answerUpgrade(socket, refusal, exchange.answerHeaders);
@@ -232,7 +255,7 @@ export function upgradePipeline(table: HostTable, deps: ThreadDeps, secure: bool
   return (req, socket, head) => {
     const exchange: StepExchange = exchangeOf(req, undefined, clientOf(req, trusted), secure);
     const resource = table.find(exchange.host);
-    const refusal = framingProblem(req, maxBodySize) ?? (resource === undefined ? unknownHost : refusalOf(table, resource, req, exchange.path, secure));
+    const refusal = declaredBodyProblem(req, maxBodySize) ?? (resource === undefined ? unknownHost : refusalOf(table, resource, req, exchange.path, secure));
     if (refusal !== undefined || resource === undefined) {
       answerUpgrade(socket, refusal ?? unknownHost, {});
       finish(resource, (refusal ?? unknownHost).reason);

@@ -1,11 +1,10 @@
-// What one client may make a proxy listener hold, in time and bytes, as node:http and node:http2
-// enforce it: a header section must be complete within the header timeout (slowloris: bytes trickled
-// one at a time do not reset it) and within the header size; a kept-alive connection is closed after
-// the idle timeout; a TLS handshake must end within the header timeout. The request body's bounds
-// (size, rate) are body-limit.ts's and request-framing.ts's, since they are known only per request.
-import type { ServerOptions as HttpServerOptions } from 'node:http';
+// What one client may make a proxy listener hold, in time and bytes, as the HTTP/1.x engine
+// (http1/client-connection.ts) and node:http2 enforce it: a header section must be complete within
+// the header timeout (slowloris: bytes trickled one at a time do not reset it) and within the header
+// size; a kept-alive connection is closed after the idle timeout; a TLS handshake must end within the
+// header timeout. The request body's bounds (size, rate) are body-limit.ts's, since they are known
+// only per request.
 import type { Http2SecureServer, ServerHttp2Session, ServerHttp2Stream } from 'node:http2';
-import type { Duplex } from 'node:stream';
 
 export interface ProxyLimits {
   /** The request line and headers of a request (and a TLS handshake, and a PROXY protocol header) must arrive within this long. */
@@ -26,51 +25,11 @@ export interface ProxyLimits {
 export type ClientErrorReason = 'header_timeout' | 'header_too_large' | 'bad_request';
 
 /**
- * How often node:http looks for connections past their header timeout (30 s by default): a quarter
- * of the timeout, at most a second, so a connection is cut at most that long after its timeout.
+ * How often connections are looked at for their header and idle timeouts: a quarter of the header
+ * timeout, at most a second, so a connection is cut at most that long after its timeout.
  */
 export function headersCheckingInterval(headersTimeoutMs: number): number {
   return Math.max(10, Math.min(1000, Math.floor(headersTimeoutMs / 4)));
-}
-
-/**
- * node:http's options (the HTTPS listener's, tls/https-listener.ts, are the same). No whole-request
- * timeout (requestTimeout): it would cut legitimate slow uploads of large bodies; the body's own
- * pace is bounded instead (body-limit.ts).
- */
-export function httpServerOptions(limits: ProxyLimits): HttpServerOptions {
-  return {
-    headersTimeout: limits.headerTimeoutMs,
-    requestTimeout: 0,
-    keepAliveTimeout: limits.idleTimeoutMs,
-    maxHeaderSize: limits.maxHeaderSize,
-    connectionsCheckingInterval: headersCheckingInterval(limits.headerTimeoutMs),
-    requireHostHeader: true,
-  };
-}
-
-const clientErrorAnswers: Record<ClientErrorReason, string> = {
-  header_timeout: 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n',
-  header_too_large: 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n',
-  bad_request: 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n',
-};
-
-/**
- * A `clientError` listener for the HTTP and HTTPS listeners: what node:http does by itself (answer
- * 408, 431 or 400 and close; smuggling attempts, conflicting Content-Length and Transfer-Encoding,
- * obs-fold and malformed chunks are refused by its parser as 400), and counted.
- */
-export function onClientError(count: (reason: ClientErrorReason) => void): (error: Error & { code?: string }, socket: Duplex) => void {
-  return (error, socket) => {
-    const reason: ClientErrorReason =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'header_timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? 'header_too_large' : 'bad_request';
-    count(reason);
-    // The answer node:http has under way on this connection, if any (its own clientError handling looks at it too).
-    const answering = (socket as Duplex & { _httpMessage?: { headersSent: boolean } | null })._httpMessage;
-    // Gone, or an answer already under way: nothing more can be said without corrupting it.
-    if (socket.writable && answering?.headersSent !== true) socket.write(clientErrorAnswers[reason]);
-    socket.destroy();
-  };
 }
 
 /**

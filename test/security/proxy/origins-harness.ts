@@ -1,10 +1,11 @@
-// A small proxy around forward()/forwardUpgrade() for the origin tests: node:http (or node:http2 with
-// TLS) servers that build an Exchange from the request, and real origins on 127.0.0.1. The client
-// address is taken from `x-test-client` when given (one test, many clients), else from the socket.
+// A small proxy around forward()/forwardUpgrade() for the origin tests: the proxy's own HTTP/1.x
+// engine (or node:http2 with TLS, HTTP/1.1 there served by node:http) building an Exchange from the
+// request, and real origins on 127.0.0.1. The client address is taken from `x-test-client` when
+// given (one test, many clients), else from the socket.
 import { once } from 'node:events';
 import http from 'node:http';
 import http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Exchange, ProxyRequest, ProxyResponse } from '../../../src/security/proxy/exchange.ts';
 import type { OriginMode, ResourcePolicy } from '../../../src/security/proxy/policy.ts';
@@ -15,6 +16,7 @@ import { settingDefaults, type Settings } from '../../../src/security/resource-i
 import type { KeyPair } from '../../support/certificates.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { proxySettings } from '../../../src/security/proxy/proxy-role.ts';
+import { http1Serving, httpListener } from '../../../src/security/proxy/listeners.ts';
 
 export interface OriginSpec {
   host?: string;
@@ -138,11 +140,23 @@ export async function startProxy(origins: OriginSet, tls?: KeyPair): Promise<Pro
     if (typeof delay === 'string') setTimeout(run, Number(delay));
     else run();
   };
-  const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+  const onUpgrade = (req: ProxyRequest, socket: Duplex, head: Buffer) => {
     void forwardUpgrade(req, socket, head, exchangeOf(req, undefined, tls !== undefined), target).then((result) => results.push({ ...result }));
   };
-  const server = tls === undefined ? http.createServer(onRequest) : http2.createSecureServer({ cert: tls.crt, key: tls.key, allowHTTP1: true }, onRequest);
-  server.on('upgrade', onUpgrade);
+  const http1 = http1Serving({ request: onRequest, upgrade: onUpgrade, clientError: () => undefined }, limits);
+  let server: Server;
+  if (tls === undefined) {
+    server = httpListener(http1);
+  } else {
+    const secure = http2.createSecureServer({ cert: tls.crt, key: tls.key, allowHTTP1: true }, onRequest);
+    secure.on('upgrade', onUpgrade);
+    server = secure;
+  }
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -151,8 +165,9 @@ export async function startProxy(origins: OriginSet, tls?: KeyPair): Promise<Pro
     port,
     results,
     async close() {
-      if (server instanceof http.Server) server.closeAllConnections();
+      for (const socket of sockets) socket.destroy();
       server.close();
+      http1.stop();
       await origins.close();
     },
   };

@@ -10,7 +10,10 @@ import tls from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import type { ResourcePolicy } from '../../../src/security/proxy/policy.ts';
 import { settingDefaults } from '../../../src/security/resource-input.ts';
+import { http1Serving } from '../../../src/security/proxy/listeners.ts';
+import type { ProxyRequest, ProxyResponse } from '../../../src/security/proxy/exchange.ts';
 import { chooseProtocol, createHttpsListener } from '../../../src/security/proxy/tls/https-listener.ts';
+import { testLimits } from '../../support/proxy-edge.ts';
 import { secureContextOf } from '../../../src/security/proxy/tls/secure-contexts.ts';
 import { certificateChain, type CertificateChain } from '../../support/certificates.ts';
 import { handshake, keySecrets, recordingRelay, tlsRecords } from '../../support/tls-probe.ts';
@@ -38,17 +41,28 @@ async function listen(policies: ResourcePolicy[]) {
     const entry = { policy: p, context: secureContextOf(p) };
     return p.hosts.map((h) => [h, entry] as const);
   }));
+  const onRequest = (req: ProxyRequest, res: ProxyResponse) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(`${req.httpVersion} ${String(req.headers[':authority'] ?? req.headers.host)}`);
+  };
+  // HTTP/1.x as a proxy thread serves it: the proxy's own engine.
+  const http1 = http1Serving(
+    {
+      request: onRequest,
+      upgrade: (_req, socket) => {
+        socket.end('HTTP/1.1 101 Switching Protocols\r\nconnection: upgrade\r\nupgrade: echo\r\n\r\n');
+      },
+      clientError: () => undefined,
+    },
+    testLimits,
+  );
   const server = createHttpsListener({
     contextFor: (name) => byHost.get(name)?.context,
     http2For: (name) => byHost.get(name)?.policy.settings.service_http2 === 1,
-    onRequest: (req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end(`${req.httpVersion} ${String(req.headers[':authority'] ?? req.headers.host)}`);
-    },
-    onUpgrade: (_req, socket) => {
-      socket.end('HTTP/1.1 101 Switching Protocols\r\nconnection: upgrade\r\nupgrade: echo\r\n\r\n');
-    },
+    onRequest,
+    onHttp1: (socket) => http1.serve(socket),
   });
+  server.on('close', () => http1.stop());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as AddressInfo).port };
 }

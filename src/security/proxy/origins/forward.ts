@@ -5,10 +5,10 @@
 // written as it comes, the origin paused while the client's side is full. When the client leaves,
 // the origin request is aborted; when the origin fails in mid-answer, the client is cut off rather
 // than given a truncated answer as a whole one.
-import type { Http2ServerRequest } from 'node:http2';
 import type { Readable } from 'node:stream';
 import { BodyRefused, limitBody } from '../body-limit.ts';
-import type { Exchange, ProxyRequest, ProxyResponse } from '../exchange.ts';
+import { h2Stream, type Exchange, type ProxyRequest, type ProxyResponse } from '../exchange.ts';
+import { ClientRequest } from '../http1/client-request.ts';
 import type { ProxyLimits } from '../server-limits.ts';
 import { clientResponseHeaders, originRequestHead, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
 import { Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
@@ -41,14 +41,29 @@ function onClientDrain(this: ResponseSink): void {
 
 /** Whether the client is gone (its connection, or its HTTP/2 stream): its response's 'close' may be past. */
 function clientGone(req: ProxyRequest): boolean {
-  return req.httpVersionMajor === 2 ? (req as Http2ServerRequest).stream.destroyed : req.socket.destroyed;
+  return (h2Stream(req) ?? req.socket).destroyed;
 }
 
-/** Whether a request has no body: nothing to read, and it may be sent again. */
-function bodiless(req: ProxyRequest): boolean {
-  if (req.httpVersionMajor === 2) return (req as Http2ServerRequest).stream.endAfterHeaders;
+/**
+ * The body's length as the request declares it: -1 when it has none (nothing to read, and it may
+ * be sent again), -2 when it comes chunked (an HTTP/1.1 chunked body, an HTTP/2 body without
+ * Content-Length), -3 when its Content-Length is not a length.
+ */
+function declaredBody(req: ProxyRequest): number {
+  if (req instanceof ClientRequest) {
+    const head = req.head;
+    return head.chunked ? -2 : head.contentLength > 0 ? head.contentLength : -1;
+  }
+  const stream = h2Stream(req);
   const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+  if (stream === undefined ? req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0') : stream.endAfterHeaders) return -1;
+  if (length === undefined) return -2;
+  return /^\d{1,15}$/.test(length) ? Number(length) : -3;
+}
+
+/** Whether the client declared a Content-Length (for a bodiless request: 0). */
+function declaresLength(req: ProxyRequest): boolean {
+  return req instanceof ClientRequest ? req.head.contentLength >= 0 : req.headers['content-length'] !== undefined;
 }
 
 /** Methods whose requests carry a body by definition: sent `content-length: 0` when they have none. */
@@ -104,7 +119,8 @@ class HttpForwarding extends Forwarding {
 
   onResponseEnd(last: Buffer | undefined): void {
     if (this.done) return;
-    this.#res.end(last);
+    if (last === undefined) this.#res.end();
+    else this.#res.end(last);
     this.finish('passed', this.status);
   }
 
@@ -146,15 +162,14 @@ export function forward(exchange: Exchange, resource: ForwardTarget, limits: Pro
   // Gone while its checks ran (a slow rate-limit store, say): nothing would ever read the answer.
   if (clientGone(req)) return Promise.resolve({ outcome: 'client_closed', status: 499, originMs: -1 });
   const target = originTarget(req.url ?? '/');
-  const length = req.headers['content-length'];
-  if (bodiless(req)) {
-    const framing = length !== undefined || payloadMethods.has(exchange.method) ? noBody : '';
+  const declared = declaredBody(req);
+  if (declared === -1) {
+    const framing = declaresLength(req) || payloadMethods.has(exchange.method) ? noBody : '';
     return new HttpForwarding(exchange, resource, originRequestHead(exchange.method, target, req, exchange, framing) ?? '', null, 0).start();
   }
   // A declared length is kept (the origin may want it: an upload's size); else the body goes chunked.
-  const declared = length === undefined ? -1 : /^\d{1,15}$/.test(length) ? Number(length) : -2;
-  const head = declared === -2 ? undefined : originRequestHead(exchange.method, target, req, exchange, declared >= 0 ? `content-length: ${String(declared)}\r\n` : chunkedBody);
+  const head = declared === -3 ? undefined : originRequestHead(exchange.method, target, req, exchange, declared >= 0 ? `content-length: ${String(declared)}\r\n` : chunkedBody);
   if (head === undefined) return new HttpForwarding(exchange, resource, '', null, 0).start();
   // Counted and timed as it streams: a chunked body over the size limit, or one trickled too slowly.
-  return new HttpForwarding(exchange, resource, head, limitBody(req, limits), declared).start();
+  return new HttpForwarding(exchange, resource, head, limitBody(req, limits), declared >= 0 ? declared : -1).start();
 }

@@ -5,6 +5,7 @@
 // the proxy: whatever the client sent under those names (and `Forwarded`, which some origins trust
 // instead) is replaced, since the proxy has already settled who the client is (exchange.client).
 import type { Exchange, ProxyRequest } from '../exchange.ts';
+import { ClientRequest } from '../http1/client-request.ts';
 
 /** Request headers never passed on: hop-by-hop ones, the ones the proxy sets itself, and the body's framing (the origin connection's own). */
 const droppedRequestHeaders = new Set([
@@ -68,7 +69,9 @@ export function clientHost(req: ProxyRequest, exchange: Pick<Exchange, 'host'>):
  * the client is answered 400.
  */
 export function originRequestHead(method: string, target: string, req: ProxyRequest, exchange: Pick<Exchange, 'client' | 'secure' | 'host'>, framing: string): string | undefined {
-  if (!methodToken.test(method) || method === 'CONNECT' || target.charCodeAt(0) !== 0x2f || invalidTarget.test(target)) return undefined;
+  if (method === 'CONNECT' || target.charCodeAt(0) !== 0x2f) return undefined;
+  if (req instanceof ClientRequest) return fieldsHead(`${method} ${target} HTTP/1.1\r\n`, req.head.fields, exchange, framing);
+  if (!methodToken.test(method) || invalidTarget.test(target)) return undefined;
   const headers = req.headers;
   const host = clientHost(req, exchange);
   if (invalidValue.test(host)) return undefined;
@@ -83,6 +86,37 @@ export function originRequestHead(method: string, target: string, req: ProxyRequ
     if (!nameToken.test(name) || invalidValue.test(joined)) return undefined;
     head += `${name}: ${joined}\r\n`;
   }
+  return proxyLines(head, host, exchange, framing);
+}
+
+/**
+ * The head from an HTTP/1.x request's own header lines (http1/request-head.ts: names lower case and
+ * tokens, values without control characters, the method a token and the target without spaces or
+ * control characters, one Host at most): passed on line by line, nothing checked again, no header
+ * record made.
+ */
+function fieldsHead(requestLine: string, fields: readonly string[], exchange: Pick<Exchange, 'client' | 'secure' | 'host'>, framing: string): string {
+  let host: string | undefined;
+  let connection: string | undefined;
+  for (let i = 0; i < fields.length; i += 2) {
+    const name = fields[i];
+    if (name === 'host') host = fields[i + 1];
+    else if (name === 'connection') connection = connection === undefined ? fields[i + 1] : `${connection},${fields[i + 1] ?? ''}`;
+  }
+  host ??= exchange.host;
+  const named = connectionNamed(connection);
+  let head = `${requestLine}host: ${host}\r\n`;
+  for (let i = 0; i < fields.length; i += 2) {
+    const name = fields[i] ?? '';
+    if (droppedRequestHeaders.has(name) || isProxyHeader(name)) continue;
+    if (named?.includes(name) === true) continue;
+    head += `${name}: ${fields[i + 1] ?? ''}\r\n`;
+  }
+  return proxyLines(head, host, exchange, framing);
+}
+
+/** The proxy's own lines, the framing and the empty line ending the head. */
+function proxyLines(head: string, host: string, exchange: Pick<Exchange, 'client' | 'secure'>, framing: string): string {
   const client = exchange.client;
   return `${head}x-forwarded-for: ${client}\r\nx-real-ip: ${client}\r\nx-forwarded-proto: ${exchange.secure ? 'https' : 'http'}\r\nx-forwarded-host: ${host}\r\n${framing}\r\n`;
 }

@@ -4,10 +4,10 @@
 // side's pace, either side closing or failing closes the other, and a tunnel idle in both
 // directions for `tunnelIdleTimeoutMs` is closed. An origin refusing the upgrade (a 4xx, say) has
 // its answer relayed and the connection closed.
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Answer, StepExchange } from '../exchange.ts';
+import { headerValue, type Answer, type ProxyRequest, type StepExchange } from '../exchange.ts';
 import { clientResponseHeaders, originRequestHead, originTarget, ownAnswerHeaders, validFieldValue } from './forwarded-headers.ts';
 import { Forwarding, type ForwardOutcome, type ForwardResult, type ForwardTarget } from './forwarding.ts';
 import type { ResponseHead } from './response-head.ts';
@@ -106,13 +106,13 @@ class UpgradeForwarding extends Forwarding {
 }
 
 /**
- * Forwards an HTTP/1.1 upgrade (node:http's 'upgrade' event: the request, its socket and the bytes
+ * Forwards an HTTP/1.1 upgrade (the request, its socket and the bytes
  * read past its head) to one of the resource's origins; resolves once the origin switched protocols
  * (or refused, or none answered) and the client has its answer.
  */
-export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ForwardTarget): Promise<ForwardResult> {
+export function forwardUpgrade(req: ProxyRequest, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ForwardTarget): Promise<ForwardResult> {
   if (socket.destroyed) return Promise.resolve({ outcome: 'client_closed', status: 499, originMs: -1 });
-  const upgrade = req.headers.upgrade ?? 'websocket';
+  const upgrade = headerValue(req, 'upgrade') ?? 'websocket';
   const framing = `connection: upgrade\r\nupgrade: ${upgrade}\r\n`;
   const requestHead = validFieldValue(upgrade) ? originRequestHead(exchange.method, originTarget(req.url ?? '/'), req, exchange, framing) : undefined;
   return new UpgradeForwarding(exchange, resource, socket, head, requestHead ?? '').start();
