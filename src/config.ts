@@ -70,6 +70,12 @@ export interface Config {
   /** Connecting to an origin; waiting for its answer's headers, and between two chunks of its body. */
   proxyOriginConnectTimeoutSeconds: number;
   proxyOriginReadTimeoutSeconds: number;
+  /** Automatic mitigation when a resource is under attack (docs/proxy.md). */
+  proxyAttackMinRate: number;
+  proxyAttackRateFactor: number;
+  proxyAttackErrorPercent: number;
+  proxyAttackHoldSeconds: number;
+  proxyAttackShedPercent: number;
   /** A redis:// URL: rate-limit counters shared by every proxy node; undefined: each node counts alone. */
   redisUrl: string | undefined;
   /** Managed certificates (ssl_type "le") through ACME. */
@@ -291,6 +297,36 @@ export const settings = {
     flag: 'proxy-origin-read-timeout',
     description: 'How long an origin may take to start its answer, or pause within it, before the client gets a 504 or is cut off (seconds, or with an s/m suffix)',
     default: '60',
+  },
+  proxyAttackMinRate: {
+    env: 'EDGEPLANE_PROXY_ATTACK_MIN_RATE',
+    flag: 'proxy-attack-min-rate',
+    description: 'Requests a second to one resource (per proxy thread) below which no rate counts as an attack',
+    default: '1000',
+  },
+  proxyAttackRateFactor: {
+    env: 'EDGEPLANE_PROXY_ATTACK_RATE_FACTOR',
+    flag: 'proxy-attack-rate-factor',
+    description: 'A resource is under attack when its request rate is this many times its usual one (and at least EDGEPLANE_PROXY_ATTACK_MIN_RATE)',
+    default: '5',
+  },
+  proxyAttackErrorPercent: {
+    env: 'EDGEPLANE_PROXY_ATTACK_ERROR_PERCENT',
+    flag: 'proxy-attack-error-percent',
+    description: 'A resource is under attack when this percentage of its forwarded requests (at least 20 in 5 s) fail at the origin (no answer, or a 5xx)',
+    default: '50',
+  },
+  proxyAttackHold: {
+    env: 'EDGEPLANE_PROXY_ATTACK_HOLD',
+    flag: 'proxy-attack-hold',
+    description: 'How long mitigation stays on after the last second that looked like an attack (seconds, or with an s/m suffix)',
+    default: '30',
+  },
+  proxyAttackShedPercent: {
+    env: 'EDGEPLANE_PROXY_ATTACK_SHED_PERCENT',
+    flag: 'proxy-attack-shed-percent',
+    description: 'Under attack, a client sending more than this percentage of a resource\'s recent requests is refused (429) until mitigation ends',
+    default: '5',
   },
   redisUrl: {
     env: 'EDGEPLANE_REDIS_URL',
@@ -556,6 +592,11 @@ export function loadConfig(
     proxyOriginFailTimeoutSeconds: check('proxyOriginFailTimeout', (v) => durationIn(v, 1, 3600), 10),
     proxyOriginConnectTimeoutSeconds: check('proxyOriginConnectTimeout', (v) => durationIn(v, 1, 300), 5),
     proxyOriginReadTimeoutSeconds: check('proxyOriginReadTimeout', (v) => durationIn(v, 1, 3600), 60),
+    proxyAttackMinRate: check('proxyAttackMinRate', (v) => integerIn(v, 1, 100_000_000), 1000),
+    proxyAttackRateFactor: check('proxyAttackRateFactor', (v) => integerIn(v, 2, 1000), 5),
+    proxyAttackErrorPercent: check('proxyAttackErrorPercent', (v) => integerIn(v, 1, 100), 50),
+    proxyAttackHoldSeconds: check('proxyAttackHold', (v) => durationIn(v, 1, 3600), 30),
+    proxyAttackShedPercent: check('proxyAttackShedPercent', (v) => integerIn(v, 1, 100), 5),
     redisUrl: check('redisUrl', parseRedisUrl, undefined),
     // Never on by accident: without a directory of its own choosing, an operator turns it on.
     acme: check('acme', parseFlag, given('acmeDirectory')),

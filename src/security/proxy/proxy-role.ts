@@ -74,6 +74,13 @@ export function proxySettings(config: Config): ProxySettings {
       maxBodySize: config.proxyMaxBodySize,
     },
     redisUrl: config.redisUrl,
+    attack: {
+      minRate: config.proxyAttackMinRate,
+      rateFactor: config.proxyAttackRateFactor,
+      errorRatio: config.proxyAttackErrorPercent / 100,
+      holdMs: config.proxyAttackHoldSeconds * 1000,
+      shedShare: config.proxyAttackShedPercent / 100,
+    },
     origins: {
       maxFails: config.proxyOriginMaxFails,
       failTimeoutMs: config.proxyOriginFailTimeoutSeconds * 1000,

@@ -14,6 +14,8 @@ import type { HostTable, ServedResource } from './host-table.ts';
 import { forward } from './origins/forward.ts';
 import { answerUpgrade, forwardUpgrade } from './origins/websocket.ts';
 import type { ThreadDeps } from './thread-deps.ts';
+import { clientKeyOf } from './steps/parsed-client.ts';
+import { sharedAnswer } from './steps/answers.ts';
 import { acmeChallengeAnswer } from './tls/acme-challenge.ts';
 import { serverNameKey } from './tls/secure-contexts.ts';
 
@@ -66,6 +68,7 @@ export function answer(req: ProxyRequest, res: ProxyResponse, reply: Answer, ext
 
 const unknownHost: Answer = { status: 404, reason: 'unknown_host', body: 'edgeplane: no site is served under this name\n' };
 const misdirected: Answer = { status: 421, reason: 'misdirected', body: 'edgeplane: this connection is for another site\n' };
+const shed: Answer = sharedAnswer({ status: 429, reason: 'shed', headers: { 'retry-after': '10' }, body: 'edgeplane: too many requests from your address while this site is under attack\n' });
 const notServed: Answer = { status: 503, reason: 'not_served', body: 'edgeplane: this site is not served at the moment\n' };
 
 export type RequestHandler = (req: ProxyRequest, res: ProxyResponse) => void;
@@ -155,6 +158,8 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
   /** Every request ends here once: its metrics and its access log line. `originMs`: until the answering origin's headers. */
   const finish = ({ exchange, at, written, socket }: Started, resource: ServedResource | undefined, outcome: string, originMs?: number) => {
     deps.metrics.request(resource?.policy.id, outcome, originMs === undefined ? undefined : originMs / 1000);
+    // What the origin made of a forwarded request: no answer, or a 5xx, counts against it.
+    if (outcome === 'passed' || outcome === 'origin_error') resource?.attack.forwarded(outcome === 'origin_error' || exchange.res.statusCode >= 500, at);
     if (accessLog === undefined) return;
     const { req, res } = exchange;
     accessLog.write({
@@ -215,6 +220,11 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
     const refusal = refusalOf(table, resource, req, exchange.path, secure);
     if (refusal !== undefined) {
       refuse(started, refusal, resource);
+      return;
+    }
+    // Under attack, the heaviest clients go before anything else is spent on them.
+    if (resource.attack.arrived(started.at) && resource.attack.heavy(clientKeyOf(exchange.client))) {
+      refuse(started, shed, resource);
       return;
     }
     // Synchronous while the steps are (all but a rate rule counting through Redis): no promise for nothing.

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { GeoLookup } from '../../geo/geoip.ts';
 import type { SharedCaps } from '../../net/connection-admission.ts';
+import type { AttackOptions } from './mitigation/attack-watch.ts';
 import type { OriginOptions } from './origins/origin-set.ts';
 import type { ProxyMetrics } from './proxy-metrics.ts';
 import type { RateCounters } from './rate/rate-counters.ts';
@@ -25,6 +26,8 @@ export interface ProxySettings {
   limits: ProxyLimits;
   /** Rate-limit counters shared through this Redis (rate/redis-counters.ts); undefined: this thread's own. */
   redisUrl: string | undefined;
+  /** When a resource counts as under attack, and whom mitigation sheds (mitigation/attack-watch.ts). */
+  attack?: Partial<AttackOptions>;
   /** Passive health and timeouts towards origins; what is left out takes its default (origins/origin-set.ts). */
   origins?: Partial<OriginOptions>;
 }
