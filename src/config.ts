@@ -44,6 +44,10 @@ export interface Config {
   proxyTrusted: string[];
   /** Networks that pass every check of the resources with service_global_whitelist 1. */
   proxyGlobalWhitelist: string[];
+  /** Path patterns (as rate rules') that bot protection lets through unchecked: APIs. */
+  proxyBotExemptPaths: string[];
+  /** How long a client that passed the bot challenge passes without another. */
+  proxyBotClearanceSeconds: number;
   /** Listeners whose every connection starts with a PROXY protocol header (v1 or v2) from a load balancer. */
   proxyHttpProxyProtocol: boolean;
   proxyHttpsProxyProtocol: boolean;
@@ -208,6 +212,18 @@ export const settings = {
     env: 'EDGEPLANE_PROXY_GLOBAL_WHITELIST',
     flag: 'proxy-global-whitelist',
     description: 'Comma-separated addresses or CIDRs that pass every check of the resources with service_global_whitelist 1 (monitoring, the operator\'s office)',
+  },
+  proxyBotExemptPaths: {
+    env: 'EDGEPLANE_PROXY_BOT_EXEMPT_PATHS',
+    flag: 'proxy-bot-exempt-paths',
+    description: 'Comma-separated path patterns (`*` matches anything, as in rate rules) that bot protection (service_botprotect 4) lets through without its browser check: APIs, machine-read files; none: every path is checked',
+    default: '/api/*,/.well-known/*',
+  },
+  proxyBotClearance: {
+    env: 'EDGEPLANE_PROXY_BOT_CLEARANCE',
+    flag: 'proxy-bot-clearance',
+    description: 'How long a browser that passed the bot challenge passes without another (seconds, or with an s/m/h/d suffix): the lifetime of its cookie',
+    default: '1h',
   },
   proxyHttpProxyProtocol: {
     env: 'EDGEPLANE_PROXY_HTTP_PROXY_PROTOCOL',
@@ -577,6 +593,8 @@ export function loadConfig(
     proxyAllowPrivateOrigins: check('proxyAllowPrivateOrigins', parseFlag, false),
     proxyTrusted: check('proxyTrusted', parseNetworkList, []),
     proxyGlobalWhitelist: check('proxyGlobalWhitelist', parseNetworkList, []),
+    proxyBotExemptPaths: check('proxyBotExemptPaths', parsePathPatterns, ['/api/*', '/.well-known/*']),
+    proxyBotClearanceSeconds: check('proxyBotClearance', (v) => durationIn(v, 60, 30 * 86400), 3600),
     proxyHttpProxyProtocol: check('proxyHttpProxyProtocol', parseFlag, false),
     proxyHttpsProxyProtocol: check('proxyHttpsProxyProtocol', parseFlag, false),
     proxyMaxConnections: check('proxyMaxConnections', parseConnectionCap, openFileShare(0.25, 50_000)),
@@ -682,6 +700,15 @@ function parseNetworkList(value: string): string[] {
     } catch {
       throw new Error(`"${entry}" is not an address or CIDR`);
     }
+    return entry;
+  });
+}
+
+/** Path patterns, or `none`: an empty value takes the default. */
+function parsePathPatterns(value: string): string[] {
+  if (value.trim() === 'none') return [];
+  return listOf(value).map((entry) => {
+    if (!/^[/*][\x21-\x7e]*$/.test(entry)) throw new Error(`"${entry}" is not a path pattern: it starts with / (or is *), without spaces`);
     return entry;
   });
 }

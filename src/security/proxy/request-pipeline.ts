@@ -58,7 +58,7 @@ export function answer(req: ProxyRequest, res: ProxyResponse, reply: Answer, ext
     return;
   }
   const body = reply.body ?? `${String(reply.status)} ${reply.reason}\n`;
-  const headers = ['content-type', 'text/plain; charset=utf-8', 'content-length', String(Buffer.byteLength(body))];
+  const headers = ['content-type', reply.type ?? 'text/plain; charset=utf-8', 'content-length', String(Buffer.byteLength(body))];
   if (unreadBody(req)) headers.push('connection', 'close');
   if (extra !== undefined) appendHeaders(headers, extra);
   if (reply.headers !== undefined) appendHeaders(headers, reply.headers);

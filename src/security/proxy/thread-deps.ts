@@ -18,6 +18,9 @@ export interface ProxySettings {
   globalWhitelist: string[];
   /** The HTTPS port clients use, for redirects to HTTPS (443 unless the proxy is reached on another). */
   publicHttpsPort: number;
+  /** Path patterns the bot challenge lets through (APIs); how long its clearance cookie is valid, in seconds. */
+  botExemptPaths: string[];
+  botClearanceSeconds: number;
   /** Listeners whose connections start with a PROXY protocol header (connection-guard.ts). */
   proxyProtocol: { http: boolean; https: boolean };
   /** Caps on client connections, with the counters every proxy thread of the process shares. */

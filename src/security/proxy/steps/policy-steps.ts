@@ -1,11 +1,13 @@
 // A resource's policy compiled into the steps a request goes through (the pipeline runs guards, then
 // rewrites, then forwards). Guards, in the order decisions.md gives: whitelist (passes: the rest
-// of the guards are skipped) → blacklist → geo → methods → test_cookie → rate rules. HSTS goes
+// of the guards are skipped) → blacklist → geo → methods → bot challenge → test_cookie → rate rules
+// (a client that has not passed the bot challenge is not counted by the rate rules). HSTS goes
 // first: it only adds a header, and so the proxy's own refusals over HTTPS carry it too.
 // Rewrites: the redirect to HTTPS, then www.X → X. Features a policy does not use add no step.
 import type { Step } from '../exchange.ts';
 import type { ResourcePolicy } from '../policy.ts';
 import { blacklistStep } from './blacklist.ts';
+import { botChallengeStep } from './bot-challenge.ts';
 import { geoStep } from './geo.ts';
 import { hstsStep } from './hsts.ts';
 import { httpsRedirectStep } from './https-redirect.ts';
@@ -16,7 +18,7 @@ import { testCookieStep } from './test-cookie.ts';
 import { whitelistStep } from './whitelist.ts';
 import { wwwRedirectStep } from './www-redirect.ts';
 
-const guardCompilers: StepCompiler[] = [hstsStep, whitelistStep, blacklistStep, geoStep, methodsStep, testCookieStep, rateRulesStep];
+const guardCompilers: StepCompiler[] = [hstsStep, whitelistStep, blacklistStep, geoStep, methodsStep, botChallengeStep, testCookieStep, rateRulesStep];
 const rewriteCompilers: StepCompiler[] = [httpsRedirectStep, wwwRedirectStep];
 
 const compile = (compilers: StepCompiler[], policy: ResourcePolicy, deps: StepDeps): Step[] =>
