@@ -1,12 +1,15 @@
 // Automatic mitigation through the real service, on a controlled flood: a resource's usual rate is
 // learned from a polite client, a flood from one address makes it count as under attack (logged,
-// in /metrics), the flooding address is shed with 429 while the polite one is still served, and the
-// resource is calm again a hold after the flood ends. Thresholds are lowered for the test.
+// in /metrics), the flooding address is shed with 429, new clients meet the bot challenge (which the
+// polite, browser-like client passes, and is then served), and the resource is calm again a hold
+// after the flood ends. Thresholds are lowered for the test.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { adminAuth, ask, createResource, startOrigin, type Origin } from '../support/proxy.ts';
+import { verifyPath } from '../../src/security/proxy/steps/bot-page.ts';
+import { seedOf, solve } from '../support/bot.ts';
 import { metricValue } from '../support/proxy-edge.ts';
 import { startService, type Service } from '../support/service.ts';
 
@@ -24,18 +27,32 @@ after(async () => {
   await origin.close();
 });
 
-/** Requests from `localAddress` every `everyMs` until `stop()`: the statuses seen. */
-function polite(host: string, everyMs: number): { statuses: number[]; stop: () => Promise<void> } {
+/**
+ * A browser-like client from 127.0.0.2 asking every `everyMs` until `stop()`: when it meets the bot
+ * challenge it solves it (as the page's script would), keeps the clearance cookie and asks again.
+ * The statuses of its page requests, and how many challenges it met.
+ */
+function polite(host: string, everyMs: number): { statuses: number[]; challenges: () => number; stop: () => Promise<void> } {
   const statuses: number[] = [];
-  const state = { running: true };
+  const state = { running: true, cookie: '', challenges: 0 };
+  const get = (path: string) => ask(service, host, path, { localAddress: '127.0.0.2', headers: state.cookie === '' ? {} : { cookie: state.cookie } });
   const loop = (async () => {
     while (state.running) {
-      statuses.push((await ask(service, host, '/', { localAddress: '127.0.0.2' })).status);
+      let answer = await get('/');
+      const seed = answer.status === 403 ? seedOf(answer.body) : undefined;
+      if (seed !== undefined) {
+        state.challenges++;
+        const verified = await get(`${verifyPath}?s=${seed}&n=${solve(seed)}&to=%2F`);
+        state.cookie = (verified.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
+        answer = await get('/');
+      }
+      statuses.push(answer.status);
       await sleep(everyMs);
     }
   })();
   return {
     statuses,
+    challenges: () => state.challenges,
     stop: async () => {
       state.running = false;
       await loop;
@@ -70,7 +87,7 @@ async function flood(host: string, ms: number): Promise<Map<number, number>> {
 
 const underAttack = async (id: number) => metricValue(await (await fetch(`${service.url}/metrics`)).text(), `edgeplane_proxy_under_attack{resource="${String(id)}"}`);
 
-test('a flood from one address engages mitigation and is shed; the polite client is served throughout; calm again after the hold', async () => {
+test('a flood from one address engages mitigation and is shed; new clients are challenged, the polite one passes and is served; calm again after the hold', async () => {
   const auth = await adminAuth(service);
   const { id } = await createResource(service, auth, { name: 'besieged.example', origins: [{ origin_data: origin.address }] });
   const client = polite('besieged.example', 50);
@@ -87,7 +104,9 @@ test('a flood from one address engages mitigation and is shed; the polite client
   await client.stop();
   assert.ok(client.statuses.length > 50);
   const refusedPolite = service.output().split('\n').filter((line) => line.includes('"client":"127.0.0.2"') && !line.includes('"status":200'));
-  assert.deepEqual([...new Set(client.statuses)], [200], `the polite client was never refused: ${refusedPolite.slice(0, 3).join('\n')}`);
+  assert.deepEqual([...new Set(client.statuses)], [200], `the polite client was always served in the end: ${refusedPolite.slice(0, 3).join('\n')}`);
+  assert.equal(client.challenges(), 1, 'challenged once, under attack (service_botprotect is 0)');
+  assert.ok((counts.get(403) ?? 0) > 0, 'the flood met the challenge before it was counted heavy');
   const shedLines = service.output().split('\n').filter((line) => line.includes('"outcome":"shed"'));
   assert.ok(shedLines.length > 100 && shedLines.every((line) => line.includes('"client":"127.0.0.1"')));
 });

@@ -6,17 +6,24 @@ import type { Step } from './exchange.ts';
 import { AttackWatch, defaultAttackOptions } from './mitigation/attack-watch.ts';
 import { compileOrigins, type OriginSet } from './origins/origin-set.ts';
 import type { ResourcePolicy } from './policy.ts';
-import { policySteps } from './steps/policy-steps.ts';
+import { policySteps, underAttackGuards } from './steps/policy-steps.ts';
 import type { AttackState } from './proxy-metrics.ts';
 import type { ThreadDeps } from './thread-deps.ts';
 import { secureContextOf } from './tls/secure-contexts.ts';
 
-export interface ServedResource {
-  policy: ResourcePolicy;
+/** What a request goes through before its origin. */
+export interface Steps {
   /** HSTS, whitelist, blacklist, geo, methods, challenges and rate rules, in that order. */
   guards: Step[];
   /** The redirects to HTTPS and from www. */
   rewrites: Step[];
+}
+
+export interface ServedResource {
+  policy: ResourcePolicy;
+  steps: Steps;
+  /** While under attack: the same with the bot challenge on (new clients must pass it). */
+  stepsUnderAttack: Steps;
   origins: OriginSet;
   /** Undefined: no certificate, so no HTTPS for its names. */
   secureContext: SecureContext | undefined;
@@ -93,8 +100,9 @@ export class HostTable {
   }
 
   #compile(policy: ResourcePolicy, attack: AttackWatch | undefined): ServedResource {
-    const { guards, rewrites } = policySteps(policy, this.#deps);
-    return { policy, guards, rewrites, origins: compileOrigins(policy, this.#deps), secureContext: secureContextOf(policy), attack: attack ?? this.#watch(policy.id) };
+    const steps = policySteps(policy, this.#deps);
+    const stepsUnderAttack = { guards: underAttackGuards(policy, this.#deps), rewrites: steps.rewrites };
+    return { policy, steps, stepsUnderAttack, origins: compileOrigins(policy, this.#deps), secureContext: secureContextOf(policy), attack: attack ?? this.#watch(policy.id) };
   }
 
   /** A resource's attack watch, logging when mitigation goes on and off. */

@@ -10,7 +10,7 @@ import { clientAddress, trustedNetworks } from './client-address.ts';
 import { connectionClient } from './connection-guard.ts';
 import { headerValue, type Answer, type Exchange, type ProxyRequest, type ProxyResponse, type StepExchange, type StepResult } from './exchange.ts';
 import { ClientRequest } from './http1/client-request.ts';
-import type { HostTable, ServedResource } from './host-table.ts';
+import type { HostTable, ServedResource, Steps } from './host-table.ts';
 import { forward } from './origins/forward.ts';
 import { answerUpgrade, forwardUpgrade } from './origins/websocket.ts';
 import type { ThreadDeps } from './thread-deps.ts';
@@ -121,13 +121,13 @@ type Verdict = Answer | undefined;
  * stays synchronous while the steps do (all but a rate rule counting through Redis): no promise per
  * request for nothing.
  */
-function verdict(exchange: StepExchange, resource: ServedResource, from = 0): Verdict | Promise<Verdict> {
-  const { guards, rewrites } = resource;
+function verdict(exchange: StepExchange, steps: Steps, from = 0): Verdict | Promise<Verdict> {
+  const { guards, rewrites } = steps;
   for (let p = from; p < guards.length + rewrites.length; p++) {
     const step = p < guards.length ? guards[p] : rewrites[p - guards.length];
     if (step === undefined) break;
     const result = step(exchange);
-    if (result instanceof Promise) return result.then((settled) => verdictAfter(settled, exchange, resource, p));
+    if (result instanceof Promise) return result.then((settled) => verdictAfter(settled, exchange, steps, p));
     if (result === 'pass' && p < guards.length) p = guards.length - 1;
     else if (result !== undefined && result !== 'pass') return result;
   }
@@ -135,9 +135,9 @@ function verdict(exchange: StepExchange, resource: ServedResource, from = 0): Ve
 }
 
 /** Goes on from step `p`, whose result was `result`. */
-function verdictAfter(result: StepResult, exchange: StepExchange, resource: ServedResource, p: number): Verdict | Promise<Verdict> {
-  if (result === 'pass') return verdict(exchange, resource, p < resource.guards.length ? resource.guards.length : p + 1);
-  return result ?? verdict(exchange, resource, p + 1);
+function verdictAfter(result: StepResult, exchange: StepExchange, steps: Steps, p: number): Verdict | Promise<Verdict> {
+  if (result === 'pass') return verdict(exchange, steps, p < steps.guards.length ? steps.guards.length : p + 1);
+  return result ?? verdict(exchange, steps, p + 1);
 }
 
 /** What the end of a request needs to know of its start. */
@@ -222,14 +222,16 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       refuse(started, refusal, resource);
       return;
     }
-    // Under attack, the heaviest clients go before anything else is spent on them.
-    if (resource.attack.arrived(started.at) && resource.attack.heavy(clientKeyOf(exchange.client))) {
+    // Under attack, the heaviest clients go before anything else is spent on them, and new clients meet the bot challenge.
+    const underAttack = resource.attack.arrived(started.at);
+    if (underAttack && resource.attack.heavy(clientKeyOf(exchange.client))) {
       refuse(started, shed, resource);
       return;
     }
+    const steps = underAttack ? resource.stepsUnderAttack : resource.steps;
     // Synchronous while the steps are (all but a rate rule counting through Redis): no promise for nothing.
     try {
-      const result = verdict(exchange, resource);
+      const result = verdict(exchange, steps);
       if (result instanceof Promise) {
         result.then(
           (settled) => decided(started, resource, settled),
@@ -252,7 +254,7 @@ export function upgradePipeline(table: HostTable, deps: ThreadDeps, secure: bool
   const finish = (resource: ServedResource | undefined, outcome: string) => deps.metrics.request(resource?.policy.id, outcome);
 
   async function run(req: ProxyRequest, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ServedResource): Promise<void> {
-    const refusal = await verdict(exchange, resource);
+    const refusal = await verdict(exchange, resource.attack.underAttack ? resource.stepsUnderAttack : resource.steps);
     if (refusal !== undefined) {
       answerUpgrade(socket, refusal, exchange.answerHeaders);
       finish(resource, refusal.reason);

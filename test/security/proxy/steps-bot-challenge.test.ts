@@ -3,14 +3,14 @@
 // and resource, the cookie bound to its client, resource and expiry, the way back kept on the same
 // host, what non-browser requests get, the exempt paths, and hostile input.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import vm from 'node:vm';
 import { botSecretOf, clearanceCookie, sameHostTarget } from '../../../src/security/proxy/steps/bot-challenge.ts';
 import { verifyPath } from '../../../src/security/proxy/steps/bot-page.ts';
-import { difficulty, issueSeed, seedLifetimeSeconds } from '../../../src/security/proxy/steps/bot-proof.ts';
+import { issueSeed, seedLifetimeSeconds } from '../../../src/security/proxy/steps/bot-proof.ts';
 import { cookieMac } from '../../../src/security/proxy/steps/signed-cookie.ts';
 import type { StepDeps } from '../../../src/security/proxy/steps/step-deps.ts';
+import { seedOf, solve } from '../../support/bot.ts';
 import { startStepServer, testDeps, testPolicy, type PolicyChanges, type Reply, type StepServer } from './step-harness.ts';
 
 const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
@@ -30,7 +30,7 @@ async function withServer(body: (server: StepServer, resource: number) => Promis
 
 /** Runs the challenge page's script as a browser at `pathAndQuery` would: the address it goes to next. */
 function runPage(page: string, pathAndQuery: string): string {
-  const seed = /data-seed="([^"]*)"/.exec(page)?.[1];
+  const seed = seedOf(page);
   const script = /<script>([\s\S]*)<\/script>/.exec(page)?.[1];
   assert.ok(seed !== undefined && script !== undefined, 'the page has a seed and a script');
   const url = new URL(pathAndQuery, 'http://example.com');
@@ -40,14 +40,6 @@ function runPage(page: string, pathAndQuery: string): string {
     location: { pathname: url.pathname, search: url.search, replace: (to: string) => (next = to) },
   });
   return next;
-}
-
-/** A nonce for `seed`, found as the page's script does, with Node's SHA-256. */
-function solve(seed: string): string {
-  for (let n = 0; ; n++) {
-    const digest = createHash('sha256').update(`${seed}.${n}`).digest();
-    if (digest.readUInt32BE(0) >>> (32 - difficulty) === 0) return String(n);
-  }
 }
 
 const verifyUrl = (seed: string, nonce: string, to = '/') => `${verifyPath}?s=${seed}&n=${nonce}&to=${encodeURIComponent(to)}`;

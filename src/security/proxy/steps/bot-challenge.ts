@@ -20,7 +20,9 @@ import { checkProof, issueSeed } from './bot-proof.ts';
 import { clientKeyOf } from './parsed-client.ts';
 import { compilePathPattern, normalizedPath } from './path-pattern.ts';
 import { signedCookie, signedCookieCheck } from './signed-cookie.ts';
-import type { StepCompiler } from './step-deps.ts';
+import type { Step } from '../exchange.ts';
+import type { ResourcePolicy } from '../policy.ts';
+import type { StepCompiler, StepDeps } from './step-deps.ts';
 
 export const clearanceCookie = 'edgeplane_bot';
 
@@ -63,8 +65,10 @@ export function sameHostTarget(to: string | null): string {
   return to;
 }
 
-export const botChallengeStep: StepCompiler = (policy, deps) => {
-  if (policy.settings.service_botprotect !== botProtectionOn) return undefined;
+export const botChallengeStep: StepCompiler = (policy, deps) => (policy.settings.service_botprotect === botProtectionOn ? botChallenge(policy, deps) : undefined);
+
+/** The challenge whatever the resource's switch says: automatic mitigation puts it before new clients while the resource is under attack. */
+export const botChallenge = (policy: ResourcePolicy, deps: StepDeps): Step => {
   const secret = botSecretOf(deps.cookieSecret);
   const lifetime = deps.settings.botClearanceSeconds;
   const exempt = deps.settings.botExemptPaths.map(compilePathPattern);

@@ -7,7 +7,7 @@
 import type { Step } from '../exchange.ts';
 import type { ResourcePolicy } from '../policy.ts';
 import { blacklistStep } from './blacklist.ts';
-import { botChallengeStep } from './bot-challenge.ts';
+import { botChallenge, botChallengeStep } from './bot-challenge.ts';
 import { geoStep } from './geo.ts';
 import { hstsStep } from './hsts.ts';
 import { httpsRedirectStep } from './https-redirect.ts';
@@ -20,6 +20,8 @@ import { wwwRedirectStep } from './www-redirect.ts';
 
 const guardCompilers: StepCompiler[] = [hstsStep, whitelistStep, blacklistStep, geoStep, methodsStep, botChallengeStep, testCookieStep, rateRulesStep];
 const rewriteCompilers: StepCompiler[] = [httpsRedirectStep, wwwRedirectStep];
+/** Under attack, new clients are challenged whatever service_botprotect says (mitigation/attack-watch.ts). */
+const underAttackCompilers: StepCompiler[] = guardCompilers.map((compiler) => (compiler === botChallengeStep ? botChallenge : compiler));
 
 const compile = (compilers: StepCompiler[], policy: ResourcePolicy, deps: StepDeps): Step[] =>
   compilers.map((compiler) => compiler(policy, deps)).filter((step) => step !== undefined);
@@ -27,4 +29,9 @@ const compile = (compilers: StepCompiler[], policy: ResourcePolicy, deps: StepDe
 /** Throws when an access list holds an entry that is not an address or CIDR (the API never stores one). */
 export function policySteps(policy: ResourcePolicy, deps: StepDeps): { guards: Step[]; rewrites: Step[] } {
   return { guards: compile(guardCompilers, policy, deps), rewrites: compile(rewriteCompilers, policy, deps) };
+}
+
+/** The guards while the resource is under attack: the same, with the bot challenge on. */
+export function underAttackGuards(policy: ResourcePolicy, deps: StepDeps): Step[] {
+  return compile(underAttackCompilers, policy, deps);
 }
