@@ -85,6 +85,8 @@ export interface EdgeplaneProxyOptions {
   readyHost: string;
   /** Extra Node options, e.g. --cpu-prof --cpu-prof-dir=DIR. */
   nodeArgs?: string[];
+  /** Automatic mitigation at its defaults (docs/proxy.md); off by default here. */
+  mitigation?: boolean;
 }
 
 function answers(port: number, host: string): Promise<number> {
@@ -109,6 +111,9 @@ export async function startEdgeplaneProxy(options: EdgeplaneProxyOptions): Promi
     EDGEPLANE_PROXY_ALLOW_PRIVATE_ORIGINS: '1',
     // nginx runs with access_log off: neither writes a line per request.
     EDGEPLANE_PROXY_ACCESS_LOG: '0',
+    // Automatic mitigation off unless asked for: wrk from one address is an attack to it (it sheds
+    // it, 429), and nginx has nothing of the kind to compare with.
+    ...(options.mitigation === true ? {} : { EDGEPLANE_PROXY_ATTACK_MIN_RATE: '100000000' }),
   };
   const args = [...(options.nodeArgs ?? []), path.join(root, 'src/main.ts'), 'serve'];
   const child = spawnPinned(process.execPath, args, options.cpus, env);
@@ -130,7 +135,7 @@ export async function startEdgeplaneProxy(options: EdgeplaneProxyOptions): Promi
       httpsPort: options.httpsPort,
       description:
         `edgeplane ${edgeplaneVersion()} on Node ${process.version}: EDGEPLANE_ROLES=proxy (a process of its own; the API created the resources and stopped), ` +
-        `EDGEPLANE_PROXY_WORKERS=${options.workers}, EDGEPLANE_PROXY_ACCESS_LOG=0, log level warn, SQLite store${options.cpus === undefined ? '' : `, CPUs ${options.cpus}`}${options.nodeArgs?.length ? `, node ${options.nodeArgs.join(' ')}` : ''}`,
+        `EDGEPLANE_PROXY_WORKERS=${options.workers}, EDGEPLANE_PROXY_ACCESS_LOG=0, automatic mitigation ${options.mitigation === true ? "on" : "off"}, log level warn, SQLite store${options.cpus === undefined ? '' : `, CPUs ${options.cpus}`}${options.nodeArgs?.length ? `, node ${options.nodeArgs.join(' ')}` : ''}`,
       log,
       hasExited: () => hasExited(child),
       stop,
