@@ -74,6 +74,7 @@ export function proxySettings(config: Config): ProxySettings {
       maxBodySize: config.proxyMaxBodySize,
     },
     redisUrl: config.redisUrl,
+    waf: { crsDir: config.wafCrsDir, mode: config.wafMode, paranoia: config.wafParanoia, threshold: config.wafAnomalyThreshold, bodyLimit: config.wafBodyLimit },
     origins: {
       maxFails: config.proxyOriginMaxFails,
       failTimeoutMs: config.proxyOriginFailTimeoutSeconds * 1000,

@@ -155,6 +155,8 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
   /** Every request ends here once: its metrics and its access log line. `originMs`: until the answering origin's headers. */
   const finish = ({ exchange, at, written, socket }: Started, resource: ServedResource | undefined, outcome: string, originMs?: number) => {
     deps.metrics.request(resource?.policy.id, outcome, originMs === undefined ? undefined : originMs / 1000);
+    const waf = exchange.waf;
+    if (waf !== undefined && resource !== undefined) deps.metrics.waf(resource.policy.id, waf.categories, waf.action);
     if (accessLog === undefined) return;
     const { req, res } = exchange;
     accessLog.write({
@@ -171,6 +173,7 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       originMs,
       bytesSent: written < 0 ? undefined : socket.bytesWritten - written,
       userAgent: headerValue(req, 'user-agent'),
+      waf,
     });
   };
 

@@ -47,6 +47,7 @@ export async function testDeps(changes: Partial<StepDeps> & { counters?: RateCou
     geo: await geo,
     counters: localCounters(),
     cookieSecret: randomBytes(32),
+    waf: () => undefined,
     settings: { globalWhitelist: [], publicHttpsPort: 443 },
     ...changes,
   };
