@@ -44,6 +44,10 @@ export interface Config {
   proxyTrusted: string[];
   /** Networks that pass every check of the resources with service_global_whitelist 1. */
   proxyGlobalWhitelist: string[];
+  /** Path patterns (as rate rules') that bot protection lets through unchecked: APIs. */
+  proxyBotExemptPaths: string[];
+  /** How long a client that passed the bot challenge passes without another. */
+  proxyBotClearanceSeconds: number;
   /** Listeners whose every connection starts with a PROXY protocol header (v1 or v2) from a load balancer. */
   proxyHttpProxyProtocol: boolean;
   proxyHttpsProxyProtocol: boolean;
@@ -70,6 +74,12 @@ export interface Config {
   /** Connecting to an origin; waiting for its answer's headers, and between two chunks of its body. */
   proxyOriginConnectTimeoutSeconds: number;
   proxyOriginReadTimeoutSeconds: number;
+  /** Automatic mitigation when a resource is under attack (docs/proxy.md). */
+  proxyAttackMinRate: number;
+  proxyAttackRateFactor: number;
+  proxyAttackErrorPercent: number;
+  proxyAttackHoldSeconds: number;
+  proxyAttackShedPercent: number;
   /** A redis:// URL: rate-limit counters shared by every proxy node; undefined: each node counts alone. */
   redisUrl: string | undefined;
   /** The OWASP Core Rule Set's rules directory, read by the proxy for resources with is_waf_enabled. */
@@ -212,6 +222,18 @@ export const settings = {
     flag: 'proxy-global-whitelist',
     description: 'Comma-separated addresses or CIDRs that pass every check of the resources with service_global_whitelist 1 (monitoring, the operator\'s office)',
   },
+  proxyBotExemptPaths: {
+    env: 'EDGEPLANE_PROXY_BOT_EXEMPT_PATHS',
+    flag: 'proxy-bot-exempt-paths',
+    description: 'Comma-separated path patterns (`*` matches anything, as in rate rules) that bot protection (service_botprotect 4) lets through without its browser check: APIs, machine-read files; none: every path is checked',
+    default: '/api/*,/.well-known/*',
+  },
+  proxyBotClearance: {
+    env: 'EDGEPLANE_PROXY_BOT_CLEARANCE',
+    flag: 'proxy-bot-clearance',
+    description: 'How long a browser that passed the bot challenge passes without another (seconds, or with an s/m/h/d suffix): the lifetime of its cookie',
+    default: '1h',
+  },
   proxyHttpProxyProtocol: {
     env: 'EDGEPLANE_PROXY_HTTP_PROXY_PROTOCOL',
     flag: 'proxy-http-proxy-protocol',
@@ -300,6 +322,36 @@ export const settings = {
     flag: 'proxy-origin-read-timeout',
     description: 'How long an origin may take to start its answer, or pause within it, before the client gets a 504 or is cut off (seconds, or with an s/m suffix)',
     default: '60',
+  },
+  proxyAttackMinRate: {
+    env: 'EDGEPLANE_PROXY_ATTACK_MIN_RATE',
+    flag: 'proxy-attack-min-rate',
+    description: 'Requests a second to one resource (per proxy thread) below which no rate counts as an attack',
+    default: '1000',
+  },
+  proxyAttackRateFactor: {
+    env: 'EDGEPLANE_PROXY_ATTACK_RATE_FACTOR',
+    flag: 'proxy-attack-rate-factor',
+    description: 'A resource is under attack when its request rate is this many times its usual one (and at least EDGEPLANE_PROXY_ATTACK_MIN_RATE)',
+    default: '5',
+  },
+  proxyAttackErrorPercent: {
+    env: 'EDGEPLANE_PROXY_ATTACK_ERROR_PERCENT',
+    flag: 'proxy-attack-error-percent',
+    description: 'A resource is under attack when this percentage of its forwarded requests (at least 20 in 5 s) fail at the origin (no answer, or a 5xx)',
+    default: '50',
+  },
+  proxyAttackHold: {
+    env: 'EDGEPLANE_PROXY_ATTACK_HOLD',
+    flag: 'proxy-attack-hold',
+    description: 'How long mitigation stays on after the last second that looked like an attack (seconds, or with an s/m suffix)',
+    default: '30',
+  },
+  proxyAttackShedPercent: {
+    env: 'EDGEPLANE_PROXY_ATTACK_SHED_PERCENT',
+    flag: 'proxy-attack-shed-percent',
+    description: 'Under attack, a client sending more than this percentage of a resource\'s recent requests is refused (429) until mitigation ends',
+    default: '5',
   },
   redisUrl: {
     env: 'EDGEPLANE_REDIS_URL',
@@ -580,6 +632,8 @@ export function loadConfig(
     proxyAllowPrivateOrigins: check('proxyAllowPrivateOrigins', parseFlag, false),
     proxyTrusted: check('proxyTrusted', parseNetworkList, []),
     proxyGlobalWhitelist: check('proxyGlobalWhitelist', parseNetworkList, []),
+    proxyBotExemptPaths: check('proxyBotExemptPaths', parsePathPatterns, ['/api/*', '/.well-known/*']),
+    proxyBotClearanceSeconds: check('proxyBotClearance', (v) => durationIn(v, 60, 30 * 86400), 3600),
     proxyHttpProxyProtocol: check('proxyHttpProxyProtocol', parseFlag, false),
     proxyHttpsProxyProtocol: check('proxyHttpsProxyProtocol', parseFlag, false),
     proxyMaxConnections: check('proxyMaxConnections', parseConnectionCap, openFileShare(0.25, 50_000)),
@@ -595,6 +649,11 @@ export function loadConfig(
     proxyOriginFailTimeoutSeconds: check('proxyOriginFailTimeout', (v) => durationIn(v, 1, 3600), 10),
     proxyOriginConnectTimeoutSeconds: check('proxyOriginConnectTimeout', (v) => durationIn(v, 1, 300), 5),
     proxyOriginReadTimeoutSeconds: check('proxyOriginReadTimeout', (v) => durationIn(v, 1, 3600), 60),
+    proxyAttackMinRate: check('proxyAttackMinRate', (v) => integerIn(v, 1, 100_000_000), 1000),
+    proxyAttackRateFactor: check('proxyAttackRateFactor', (v) => integerIn(v, 2, 1000), 5),
+    proxyAttackErrorPercent: check('proxyAttackErrorPercent', (v) => integerIn(v, 1, 100), 50),
+    proxyAttackHoldSeconds: check('proxyAttackHold', (v) => durationIn(v, 1, 3600), 30),
+    proxyAttackShedPercent: check('proxyAttackShedPercent', (v) => integerIn(v, 1, 100), 5),
     redisUrl: check('redisUrl', parseRedisUrl, undefined),
     wafCrsDir: check('wafCrsDir', (v) => v, '/usr/share/modsecurity-crs/rules'),
     wafMode: check('wafMode', (v) => oneOf(v, ['block', 'log'] as const), 'block'),
@@ -685,6 +744,15 @@ function parseNetworkList(value: string): string[] {
     } catch {
       throw new Error(`"${entry}" is not an address or CIDR`);
     }
+    return entry;
+  });
+}
+
+/** Path patterns, or `none`: an empty value takes the default. */
+function parsePathPatterns(value: string): string[] {
+  if (value.trim() === 'none') return [];
+  return listOf(value).map((entry) => {
+    if (!/^[/*][\x21-\x7e]*$/.test(entry)) throw new Error(`"${entry}" is not a path pattern: it starts with / (or is *), without spaces`);
     return entry;
   });
 }

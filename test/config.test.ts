@@ -99,6 +99,19 @@ describe('configuration', () => {
     });
   });
 
+  test('bot protection: exempt path patterns (none: nothing exempt) and the clearance lifetime', () => {
+    const fresh = loadConfig({});
+    assert.deepEqual([fresh.proxyBotExemptPaths, fresh.proxyBotClearanceSeconds], [['/api/*', '/.well-known/*'], 3600]);
+    const set = loadConfig({ EDGEPLANE_PROXY_BOT_EXEMPT_PATHS: ' /v1/* , *.json ,', EDGEPLANE_PROXY_BOT_CLEARANCE: '12h' });
+    assert.deepEqual([set.proxyBotExemptPaths, set.proxyBotClearanceSeconds], [['/v1/*', '*.json'], 43200]);
+    assert.deepEqual(loadConfig({ EDGEPLANE_PROXY_BOT_EXEMPT_PATHS: 'none' }).proxyBotExemptPaths, []);
+    assert.throws(() => loadConfig({ EDGEPLANE_PROXY_BOT_EXEMPT_PATHS: '/api/*,api/v2', EDGEPLANE_PROXY_BOT_CLEARANCE: '10' }), (e: Error) => {
+      assert.match(e.message, /EDGEPLANE_PROXY_BOT_EXEMPT_PATHS \(--proxy-bot-exempt-paths\): "api\/v2" is not a path pattern/);
+      assert.match(e.message, /EDGEPLANE_PROXY_BOT_CLEARANCE \(--proxy-bot-clearance\): expected 60 to 2592000 seconds/);
+      return true;
+    });
+  });
+
   test('the process refuses to start on a bad value, with exit code 2 and a clear message', async () => {
     await assert.rejects(run(process.execPath, [mainScript, 'serve'], { env: { EDGEPLANE_COMPAT: 'aws' } }), (e: { code: number; stderr: string }) => {
       assert.equal(e.code, 2);

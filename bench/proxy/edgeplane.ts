@@ -49,9 +49,10 @@ export function resourceBody(resource: BenchResource, cert: Certificate): Record
 
 /**
  * Starts edgeplane with the API only on `dataDir`, logs in as the administrator (Bearer token) and
- * creates the resources; stops it again. The data dir keeps them (and the key sealing the TLS key).
+ * creates the resources (`POST /security/resources` bodies, e.g. resourceBody's); stops it again.
+ * The data dir keeps them (and the key sealing the TLS key).
  */
-export async function createResources(dataDir: string, resources: BenchResource[], cert: Certificate): Promise<void> {
+export async function createResources(dataDir: string, bodies: Record<string, unknown>[]): Promise<void> {
   const child = spawnPinned(process.execPath, [path.join(root, 'src/main.ts'), 'serve'], undefined, baseEnv(dataDir, 'api'));
   const log = watchLog(child);
   try {
@@ -61,8 +62,8 @@ export async function createResources(dataDir: string, resources: BenchResource[
       const json = async (spec: RequestSpec) => JSON.parse((await sendOk(agent, endpoint, spec)).body.toString());
       const { access } = await json({ method: 'POST', path: '/iam/auth/jwt/login', headers: {}, body: JSON.stringify({ username: adminEmail, password: adminPassword }) });
       const headers = { authorization: `Bearer ${String(access)}` };
-      for (const resource of resources) {
-        await json({ method: 'POST', path: '/security/resources', headers, body: JSON.stringify(resourceBody(resource, cert)) });
+      for (const body of bodies) {
+        await json({ method: 'POST', path: '/security/resources', headers, body: JSON.stringify(body) });
       }
     } finally {
       agent.destroy();

@@ -2,6 +2,7 @@
 // figure that compares proxies fairly on a shared 2-core machine (requests/s says partly who got the
 // cores). Both tools run as child processes and report through their own output.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { cpuTimes, type CpuTimes } from '../api/proc-cpu.ts';
@@ -81,16 +82,19 @@ export interface WrkOptions {
   seconds: number;
   /** Extra request headers, `Name: value`. */
   headers?: string[];
+  /** Lua run before the reporter, e.g. a request() function sending other requests than the URL's GET. */
+  script?: string;
   cpus: string | undefined;
   serverPid: number;
-  /** Where the done() script is written (once). */
+  /** Where the done() script is written (once per prelude). */
   dir: string;
 }
 
 /** wrk with one thread (it keeps one core busy at most, the one it is pinned to). */
 export async function wrk(options: WrkOptions): Promise<LoadRun> {
-  const script = path.join(options.dir, 'report.lua');
-  if (!fs.existsSync(script)) fs.writeFileSync(script, wrkScript);
+  const prelude = options.script ?? '';
+  const script = path.join(options.dir, `report-${createHash('sha256').update(prelude).digest('hex').slice(0, 12)}.lua`);
+  if (!fs.existsSync(script)) fs.writeFileSync(script, `${prelude}\n${wrkScript}`);
   const args = [
     '-t1',
     `-c${options.connections}`,

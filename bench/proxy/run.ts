@@ -15,7 +15,7 @@ import { edgeplaneVersion } from '../dns/edgeplane.ts';
 import { fmt, printTable } from '../dns/table.ts';
 import { makeCertificate } from './certificate.ts';
 import { checkProxy, type CheckResult } from './check.ts';
-import { createResources, startEdgeplaneProxy } from './edgeplane.ts';
+import { createResources, resourceBody, startEdgeplaneProxy } from './edgeplane.ts';
 import { clientPriority, mergePaced, pacedClientProcess, type PacedResult } from './legitimate-client.ts';
 import { ab, cpuMicrosPerRequest, kernelShare, mergeRuns, requestsPerSecond, wrk, type LoadRun } from './load-run.ts';
 import { startNginxProxy, startOrigin } from './nginx.ts';
@@ -294,7 +294,7 @@ try {
   const dataDir = path.join(tmp, 'edgeplane-data');
   if (subject === 'edgeplane') {
     fs.mkdirSync(dataDir);
-    await createResources(dataDir, allResources(resources), cert);
+    await createResources(dataDir, allResources(resources).map((r) => resourceBody(r, cert)));
   }
   /** Starts the subject (edgeplane, or what stands in for it) on fresh ports, with extra Node options (Node subjects only). */
   const startOurs = async (nodeArgs: string[]): Promise<ProxyServer> => {

@@ -82,6 +82,8 @@ export interface Answer {
   /** The outcome for metrics and the access log: `blacklist`, `geo`, `rate_limit`, `redirect`, ... */
   reason: string;
   headers?: Record<string, string | string[]>;
+  /** The body's Content-Type; plain text when unset. */
+  type?: string;
   body?: string;
 }
 

@@ -3,21 +3,32 @@
 // looks its host up.
 import type { SecureContext } from 'node:tls';
 import type { Step } from './exchange.ts';
+import { AttackWatch, defaultAttackOptions } from './mitigation/attack-watch.ts';
 import { compileOrigins, type OriginSet } from './origins/origin-set.ts';
 import type { ResourcePolicy } from './policy.ts';
-import { policySteps } from './steps/policy-steps.ts';
+import { policySteps, underAttackGuards } from './steps/policy-steps.ts';
+import type { AttackState } from './proxy-metrics.ts';
 import type { ThreadDeps } from './thread-deps.ts';
 import { secureContextOf } from './tls/secure-contexts.ts';
 
-export interface ServedResource {
-  policy: ResourcePolicy;
+/** What a request goes through before its origin. */
+export interface Steps {
   /** HSTS, whitelist, blacklist, geo, methods, challenges and rate rules, in that order. */
   guards: Step[];
   /** The redirects to HTTPS and from www. */
   rewrites: Step[];
+}
+
+export interface ServedResource {
+  policy: ResourcePolicy;
+  steps: Steps;
+  /** While under attack: the same with the bot challenge on (new clients must pass it). */
+  stepsUnderAttack: Steps;
   origins: OriginSet;
   /** Undefined: no certificate, so no HTTPS for its names. */
   secureContext: SecureContext | undefined;
+  /** Whether it is under attack, and whom to shed; kept across changes of the resource. */
+  attack: AttackWatch;
 }
 
 export class HostTable {
@@ -46,15 +57,17 @@ export class HostTable {
     const keep = new Set(policies.map((p) => p.id));
     const leaving = full ? [...this.#byId.keys()].filter((id) => !keep.has(id)) : gone;
     const replaced: ServedResource[] = [];
+    const watches = new Map<number, AttackWatch>();
     for (const id of [...leaving, ...keep]) {
       const old = this.#byId.get(id);
       if (old === undefined) continue;
       this.#unlink(old);
       replaced.push(old);
+      watches.set(id, old.attack);
     }
     for (const policy of policies) {
       try {
-        const served = this.#compile(policy);
+        const served = this.#compile(policy, watches.get(policy.id));
         this.#byId.set(policy.id, served);
         for (const host of policy.hosts) this.#byHost.set(host, served);
       } catch (e) {
@@ -77,8 +90,27 @@ export class HostTable {
     for (const host of resource.policy.hosts) if (this.#byHost.get(host) === resource) this.#byHost.delete(host);
   }
 
-  #compile(policy: ResourcePolicy): ServedResource {
-    const { guards, rewrites } = policySteps(policy, this.#deps);
-    return { policy, guards, rewrites, origins: compileOrigins(policy, this.#deps), secureContext: secureContextOf(policy) };
+  /** The attack states of every resource, for the metrics. */
+  *attackStates(): Iterable<AttackState> {
+    const now = performance.now();
+    for (const [resource, { attack }] of this.#byId) {
+      attack.settle(now);
+      yield { resource, underAttack: attack.underAttack, threshold: attack.threshold };
+    }
+  }
+
+  #compile(policy: ResourcePolicy, attack: AttackWatch | undefined): ServedResource {
+    const steps = policySteps(policy, this.#deps);
+    const stepsUnderAttack = { guards: underAttackGuards(policy, this.#deps), rewrites: steps.rewrites };
+    return { policy, steps, stepsUnderAttack, origins: compileOrigins(policy, this.#deps), secureContext: secureContextOf(policy), attack: attack ?? this.#watch(policy.id) };
+  }
+
+  /** A resource's attack watch, logging when mitigation goes on and off. */
+  #watch(resource: number): AttackWatch {
+    const { logger, settings } = this.#deps;
+    return new AttackWatch({ ...defaultAttackOptions, ...settings.attack }, (state) => {
+      if (state === 'under_attack') logger.warn({ resource }, `resource ${String(resource)} is under attack: mitigation on`);
+      else logger.info({ resource }, `resource ${String(resource)} is calm again: mitigation off`);
+    });
   }
 }

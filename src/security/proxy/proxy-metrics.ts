@@ -32,6 +32,16 @@ export interface ProxyMetrics {
   clientError(listener: ListenerName, reason: ClientErrorReason): void;
   /** Access log lines dropped because its destination did not keep up. */
   accessLogDropped(lines: number): void;
+  /** Where the attack gauges are read from when scraped: each resource's watch (mitigation/attack-watch.ts). */
+  attackStates(read: () => Iterable<AttackState>): void;
+}
+
+/** One resource's attack watch as the gauges show it. */
+export interface AttackState {
+  resource: number;
+  underAttack: boolean;
+  /** Requests a second at which mitigation engages now. */
+  threshold: number;
 }
 
 /** Seconds: from a fast origin on the same network to the slowest an API answer should take. */
@@ -114,7 +124,31 @@ export function proxyMetrics(registry: Registry): ProxyMetrics {
     help: 'Access log lines dropped because the log destination did not keep up',
     registers: [registry],
   });
+  let attackStates: () => Iterable<AttackState> = () => [];
+  new Gauge({
+    name: 'edgeplane_proxy_under_attack',
+    help: 'Proxy threads whose automatic mitigation is on for the resource (it is under attack: docs/proxy.md)',
+    labelNames: ['resource'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const state of attackStates()) this.set({ resource: String(state.resource) }, state.underAttack ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'edgeplane_proxy_attack_threshold_rps',
+    help: 'Requests a second to the resource at which automatic mitigation engages now, summed over the proxy threads (each watches its own connections)',
+    labelNames: ['resource'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const state of attackStates()) this.set({ resource: String(state.resource) }, state.threshold);
+    },
+  });
   return {
+    attackStates(read) {
+      attackStates = read;
+    },
     request(resource, outcome, originSeconds) {
       const { outcomes, latency } = figuresOf(resource === undefined ? noResource : String(resource));
       const label = outcomeLabel.test(outcome) ? outcome : 'other';

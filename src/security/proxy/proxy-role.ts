@@ -62,6 +62,8 @@ export function proxySettings(config: Config): ProxySettings {
     trusted: config.proxyTrusted,
     globalWhitelist: config.proxyGlobalWhitelist,
     publicHttpsPort: config.proxyHttpsListen.port === 8443 || config.proxyHttpsListen.port === 0 ? 443 : config.proxyHttpsListen.port,
+    botExemptPaths: config.proxyBotExemptPaths,
+    botClearanceSeconds: config.proxyBotClearanceSeconds,
     proxyProtocol: { http: config.proxyHttpProxyProtocol, https: config.proxyHttpsProxyProtocol },
     // Counted once for both listeners and every thread: each call makes fresh counters.
     connectionCaps: sharedCaps({ maxClients: config.proxyMaxConnections, maxPerClient: config.proxyMaxConnectionsPerClient }),
@@ -75,6 +77,13 @@ export function proxySettings(config: Config): ProxySettings {
     },
     redisUrl: config.redisUrl,
     waf: { crsDir: config.wafCrsDir, mode: config.wafMode, paranoia: config.wafParanoia, threshold: config.wafAnomalyThreshold, bodyLimit: config.wafBodyLimit },
+    attack: {
+      minRate: config.proxyAttackMinRate,
+      rateFactor: config.proxyAttackRateFactor,
+      errorRatio: config.proxyAttackErrorPercent / 100,
+      holdMs: config.proxyAttackHoldSeconds * 1000,
+      shedShare: config.proxyAttackShedPercent / 100,
+    },
     origins: {
       maxFails: config.proxyOriginMaxFails,
       failTimeoutMs: config.proxyOriginFailTimeoutSeconds * 1000,

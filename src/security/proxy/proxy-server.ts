@@ -86,6 +86,7 @@ export async function startProxyServer(options: ProxyThreadOptions): Promise<Pro
     waf: wafOf(options.settings, options.logger),
   };
   const table = new HostTable(deps);
+  deps.metrics.attackStates(() => table.attackStates());
   await table.apply(options.policies, [], true);
   const { limits } = options.settings;
   const accessLog = options.accessLogTo === undefined ? undefined : new AccessLog(options.accessLogTo, { maxPending: accessLogPending, dropped: (lines) => deps.metrics.accessLogDropped(lines) });

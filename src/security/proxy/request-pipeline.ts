@@ -10,10 +10,12 @@ import { clientAddress, trustedNetworks } from './client-address.ts';
 import { connectionClient } from './connection-guard.ts';
 import { headerValue, type Answer, type Exchange, type ProxyRequest, type ProxyResponse, type StepExchange, type StepResult } from './exchange.ts';
 import { ClientRequest } from './http1/client-request.ts';
-import type { HostTable, ServedResource } from './host-table.ts';
+import type { HostTable, ServedResource, Steps } from './host-table.ts';
 import { forward } from './origins/forward.ts';
 import { answerUpgrade, forwardUpgrade } from './origins/websocket.ts';
 import type { ThreadDeps } from './thread-deps.ts';
+import { clientKeyOf } from './steps/parsed-client.ts';
+import { sharedAnswer } from './steps/answers.ts';
 import { acmeChallengeAnswer } from './tls/acme-challenge.ts';
 import { serverNameKey } from './tls/secure-contexts.ts';
 
@@ -56,7 +58,7 @@ export function answer(req: ProxyRequest, res: ProxyResponse, reply: Answer, ext
     return;
   }
   const body = reply.body ?? `${String(reply.status)} ${reply.reason}\n`;
-  const headers = ['content-type', 'text/plain; charset=utf-8', 'content-length', String(Buffer.byteLength(body))];
+  const headers = ['content-type', reply.type ?? 'text/plain; charset=utf-8', 'content-length', String(Buffer.byteLength(body))];
   if (unreadBody(req)) headers.push('connection', 'close');
   if (extra !== undefined) appendHeaders(headers, extra);
   if (reply.headers !== undefined) appendHeaders(headers, reply.headers);
@@ -66,6 +68,7 @@ export function answer(req: ProxyRequest, res: ProxyResponse, reply: Answer, ext
 
 const unknownHost: Answer = { status: 404, reason: 'unknown_host', body: 'edgeplane: no site is served under this name\n' };
 const misdirected: Answer = { status: 421, reason: 'misdirected', body: 'edgeplane: this connection is for another site\n' };
+const shed: Answer = sharedAnswer({ status: 429, reason: 'shed', headers: { 'retry-after': '10' }, body: 'edgeplane: too many requests from your address while this site is under attack\n' });
 const notServed: Answer = { status: 503, reason: 'not_served', body: 'edgeplane: this site is not served at the moment\n' };
 
 export type RequestHandler = (req: ProxyRequest, res: ProxyResponse) => void;
@@ -118,13 +121,13 @@ type Verdict = Answer | undefined;
  * stays synchronous while the steps do (all but a rate rule counting through Redis): no promise per
  * request for nothing.
  */
-function verdict(exchange: StepExchange, resource: ServedResource, from = 0): Verdict | Promise<Verdict> {
-  const { guards, rewrites } = resource;
+function verdict(exchange: StepExchange, steps: Steps, from = 0): Verdict | Promise<Verdict> {
+  const { guards, rewrites } = steps;
   for (let p = from; p < guards.length + rewrites.length; p++) {
     const step = p < guards.length ? guards[p] : rewrites[p - guards.length];
     if (step === undefined) break;
     const result = step(exchange);
-    if (result instanceof Promise) return result.then((settled) => verdictAfter(settled, exchange, resource, p));
+    if (result instanceof Promise) return result.then((settled) => verdictAfter(settled, exchange, steps, p));
     if (result === 'pass' && p < guards.length) p = guards.length - 1;
     else if (result !== undefined && result !== 'pass') return result;
   }
@@ -132,9 +135,9 @@ function verdict(exchange: StepExchange, resource: ServedResource, from = 0): Ve
 }
 
 /** Goes on from step `p`, whose result was `result`. */
-function verdictAfter(result: StepResult, exchange: StepExchange, resource: ServedResource, p: number): Verdict | Promise<Verdict> {
-  if (result === 'pass') return verdict(exchange, resource, p < resource.guards.length ? resource.guards.length : p + 1);
-  return result ?? verdict(exchange, resource, p + 1);
+function verdictAfter(result: StepResult, exchange: StepExchange, steps: Steps, p: number): Verdict | Promise<Verdict> {
+  if (result === 'pass') return verdict(exchange, steps, p < steps.guards.length ? steps.guards.length : p + 1);
+  return result ?? verdict(exchange, steps, p + 1);
 }
 
 /** What the end of a request needs to know of its start. */
@@ -155,6 +158,8 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
   /** Every request ends here once: its metrics and its access log line. `originMs`: until the answering origin's headers. */
   const finish = ({ exchange, at, written, socket }: Started, resource: ServedResource | undefined, outcome: string, originMs?: number) => {
     deps.metrics.request(resource?.policy.id, outcome, originMs === undefined ? undefined : originMs / 1000);
+    // What the origin made of a forwarded request: no answer, or a 5xx, counts against it.
+    if (outcome === 'passed' || outcome === 'origin_error') resource?.attack.forwarded(outcome === 'origin_error' || exchange.res.statusCode >= 500, at);
     const waf = exchange.waf;
     if (waf !== undefined && resource !== undefined) deps.metrics.waf(resource.policy.id, waf.categories, waf.action);
     if (accessLog === undefined) return;
@@ -220,9 +225,16 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       refuse(started, refusal, resource);
       return;
     }
+    // Under attack, the heaviest clients go before anything else is spent on them, and new clients meet the bot challenge.
+    const underAttack = resource.attack.arrived(started.at);
+    if (underAttack && resource.attack.heavy(clientKeyOf(exchange.client))) {
+      refuse(started, shed, resource);
+      return;
+    }
+    const steps = underAttack ? resource.stepsUnderAttack : resource.steps;
     // Synchronous while the steps are (all but a rate rule counting through Redis): no promise for nothing.
     try {
-      const result = verdict(exchange, resource);
+      const result = verdict(exchange, steps);
       if (result instanceof Promise) {
         result.then(
           (settled) => decided(started, resource, settled),
@@ -245,7 +257,7 @@ export function upgradePipeline(table: HostTable, deps: ThreadDeps, secure: bool
   const finish = (resource: ServedResource | undefined, outcome: string) => deps.metrics.request(resource?.policy.id, outcome);
 
   async function run(req: ProxyRequest, socket: Duplex, head: Buffer, exchange: StepExchange, resource: ServedResource): Promise<void> {
-    const refusal = await verdict(exchange, resource);
+    const refusal = await verdict(exchange, resource.attack.underAttack ? resource.stepsUnderAttack : resource.steps);
     if (refusal !== undefined) {
       answerUpgrade(socket, refusal, exchange.answerHeaders);
       finish(resource, refusal.reason);

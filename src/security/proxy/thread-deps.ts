@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { GeoLookup } from '../../geo/geoip.ts';
 import type { SharedCaps } from '../../net/connection-admission.ts';
+import type { AttackOptions } from './mitigation/attack-watch.ts';
 import type { OriginOptions } from './origins/origin-set.ts';
 import type { ProxyMetrics } from './proxy-metrics.ts';
 import type { RateCounters } from './rate/rate-counters.ts';
@@ -18,6 +19,9 @@ export interface ProxySettings {
   globalWhitelist: string[];
   /** The HTTPS port clients use, for redirects to HTTPS (443 unless the proxy is reached on another). */
   publicHttpsPort: number;
+  /** Path patterns the bot challenge lets through (APIs); how long its clearance cookie is valid, in seconds. */
+  botExemptPaths: string[];
+  botClearanceSeconds: number;
   /** Listeners whose connections start with a PROXY protocol header (connection-guard.ts). */
   proxyProtocol: { http: boolean; https: boolean };
   /** Caps on client connections, with the counters every proxy thread of the process shares. */
@@ -26,6 +30,8 @@ export interface ProxySettings {
   limits: ProxyLimits;
   /** Rate-limit counters shared through this Redis (rate/redis-counters.ts); undefined: this thread's own. */
   redisUrl: string | undefined;
+  /** When a resource counts as under attack, and whom mitigation sheds (mitigation/attack-watch.ts). */
+  attack?: Partial<AttackOptions>;
   /** Passive health and timeouts towards origins; what is left out takes its default (origins/origin-set.ts). */
   origins?: Partial<OriginOptions>;
   /** The WAF of resources with is_waf_enabled; undefined: none (their requests are not inspected). */

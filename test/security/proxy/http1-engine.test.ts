@@ -125,6 +125,17 @@ describe('connections', () => {
     assert.equal(result.closed, true);
   });
 
+  test('garbage on a connection is refused with 400 or cut at the header timeout, and the next client is served', async () => {
+    const garbage = [Buffer.from([0, 1, 2, 255, 13, 10, 13, 10]).toString('latin1'), 'GET / HTTP/1.1\r\n\r\n', '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n', 'GET /\r\n\r\n'];
+    for (const bytes of garbage) {
+      const result = await raw(port, { pieces: [bytes] });
+      assert.match(result.received, /^HTTP\/1\.1 400 Bad Request\r\n/, JSON.stringify(bytes));
+      assert.equal(result.closed, true);
+    }
+    const fine = await raw(port, { pieces: ['GET /after HTTP/1.1\r\nHost: a\r\n\r\n'], until: (r) => r.endsWith('GET /after 0') });
+    assert.match(fine.received, /GET \/after 0$/);
+  });
+
   test('a client that half-closes after its request still gets the answer; an idle connection closes after the idle timeout', async () => {
     const answered = await new Promise<string>((resolve) => {
       const socket = net.connect(port, '127.0.0.1', () => socket.end('GET /half HTTP/1.1\r\nHost: a\r\n\r\n'));
@@ -136,5 +147,25 @@ describe('connections', () => {
     const idle = await raw(port, { pieces: ['GET /a HTTP/1.1\r\nHost: a\r\n\r\n'], waitMs: 3000 });
     assert.equal(idle.closed, true);
     assert.ok(idle.ms >= 500 && idle.ms < 2000, `closed after ${String(idle.ms)} ms`);
+  });
+});
+
+describe('hostile bytes', () => {
+  test('random and mutated heads never throw: each is a head or a refusal', () => {
+    // A fixed seed: a failure reproduces.
+    let seed = 12345;
+    const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    const valid = 'POST /a?b=1 HTTP/1.1\r\nHost: site.example\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\nCookie: a=1';
+    for (let i = 0; i < 20_000; i++) {
+      const chars = Array.from(valid, (c) => c);
+      for (let m = 0; m < 1 + Math.floor(random() * 4); m++) chars[Math.floor(random() * chars.length)] = String.fromCharCode(Math.floor(random() * 256));
+      const text = i % 4 === 0 ? Array.from({ length: Math.floor(random() * 200) }, () => String.fromCharCode(Math.floor(random() * 256))).join('') : chars.join('');
+      const head = parseRequestHead(text, 64);
+      if (isRefusal(head)) assert.ok([400, 431, 501, 505].includes(head.status));
+      else {
+        assert.ok(!(head.chunked && head.contentLength >= 0), 'never both framings');
+        assert.ok(head.contentLength >= -1 && Number.isSafeInteger(head.contentLength));
+      }
+    }
   });
 });

@@ -10,7 +10,6 @@ import { openGeo, type GeoLookup } from '../../../src/geo/geoip.ts';
 import type { Answer, Exchange, Step } from '../../../src/security/proxy/exchange.ts';
 import type { ResourcePolicy } from '../../../src/security/proxy/policy.ts';
 import { localCounters } from '../../../src/security/proxy/rate/local-counters.ts';
-import type { RateCounters } from '../../../src/security/proxy/rate/rate-counters.ts';
 import { policySteps } from '../../../src/security/proxy/steps/policy-steps.ts';
 import type { StepDeps } from '../../../src/security/proxy/steps/step-deps.ts';
 import { settingDefaults, type Settings } from '../../../src/security/resource-input.ts';
@@ -41,15 +40,19 @@ export function testPolicy(changes: PolicyChanges = {}): ResourcePolicy {
 
 let geo: Promise<GeoLookup> | undefined;
 
-export async function testDeps(changes: Partial<StepDeps> & { counters?: RateCounters } = {}): Promise<StepDeps> {
+/** The proxy's settings as the steps see them, at their defaults. */
+const defaultSettings: StepDeps['settings'] = { globalWhitelist: [], publicHttpsPort: 443, botExemptPaths: ['/api/*', '/.well-known/*'], botClearanceSeconds: 3600 };
+
+export async function testDeps(changes: Omit<Partial<StepDeps>, 'settings'> & { settings?: Partial<StepDeps['settings']> } = {}): Promise<StepDeps> {
   geo ??= openGeo({});
+  const { settings, ...rest } = changes;
   return {
     geo: await geo,
     counters: localCounters(),
     cookieSecret: randomBytes(32),
     waf: () => undefined,
-    settings: { globalWhitelist: [], publicHttpsPort: 443 },
-    ...changes,
+    ...rest,
+    settings: { ...defaultSettings, ...settings },
   };
 }
 
@@ -102,7 +105,8 @@ export async function startStepServer(policy: ResourcePolicy, deps: StepDeps): P
     };
     run(steps, exchange).then(
       (answer) => {
-        res.writeHead(answer?.status ?? 200, { ...exchange.answerHeaders, ...answer?.headers });
+        const type = answer?.type === undefined ? {} : { 'content-type': answer.type };
+        res.writeHead(answer?.status ?? 200, { ...exchange.answerHeaders, ...type, ...answer?.headers });
         res.end(answer === undefined ? 'origin' : (answer.body ?? ''));
       },
       (error: unknown) => {

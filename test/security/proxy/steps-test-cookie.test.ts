@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RatePolicy } from '../../../src/security/proxy/policy.ts';
-import { cookieMac, cookieName } from '../../../src/security/proxy/steps/test-cookie.ts';
+import { cookieMac } from '../../../src/security/proxy/steps/signed-cookie.ts';
+import { cookieName } from '../../../src/security/proxy/steps/test-cookie.ts';
 import { startStepServer, testDeps, testPolicy, type Reply, type StepServer } from './step-harness.ts';
 
 const challenged = (path: string, value = 0): RatePolicy => ({ method: '*', path, value, testCookie: true });

@@ -16,6 +16,9 @@ export interface AnswerSink {
   answered(response: ClientResponse, keepAlive: boolean): void;
 }
 
+/** Bytes of a body small enough to copy behind its head rather than write beside it. */
+const smallBody = 4096;
+
 /** A header value that could end a line: response splitting. */
 const lineBreak = /[\r\n\0]/;
 
@@ -161,6 +164,13 @@ export class ClientResponse extends EventEmitter {
       // The proxy's own short answers, in ASCII (the same in latin1 as in UTF-8): one string, one write
       // (a corked pair goes through writev, dearer).
       if (typeof body === 'string' && Buffer.byteLength(body) === body.length) return socket.write(head + body, 'latin1');
+      // A small answer's head and body copied into one buffer: one plain write instead of a corked pair.
+      if (typeof body !== 'string' && body.length <= smallBody) {
+        const whole = Buffer.allocUnsafe(head.length + body.length);
+        whole.write(head, 0, 'latin1');
+        body.copy(whole, head.length);
+        return socket.write(whole);
+      }
       socket.cork();
       socket.write(head, 'latin1');
       const more = socket.write(body);

@@ -121,7 +121,7 @@ export function forwardUpgrade(req: ProxyRequest, socket: Duplex, head: Buffer, 
 /** Answers an upgrade request with the proxy's own answer (a refusal, a redirect) and closes the connection. */
 export function answerUpgrade(socket: Duplex, answer: Answer, extra: Record<string, string | string[]>): void {
   const body = answer.body ?? `${String(answer.status)} ${answer.reason}\n`;
-  const headers: Record<string, string | string[]> = { 'content-type': 'text/plain; charset=utf-8', ...extra, ...answer.headers, 'content-length': String(Buffer.byteLength(body)) };
+  const headers: Record<string, string | string[]> = { 'content-type': answer.type ?? 'text/plain; charset=utf-8', ...extra, ...answer.headers, 'content-length': String(Buffer.byteLength(body)) };
   const lines: string[] = [];
   for (const [name, value] of Object.entries(headers)) for (const one of typeof value === 'string' ? [value] : value) lines.push(name, one);
   if (!socket.destroyed) socket.end(responseHead(answer.status, lines, 'connection: close\r\n') + body);

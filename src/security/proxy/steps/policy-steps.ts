@@ -1,12 +1,14 @@
 // A resource's policy compiled into the steps a request goes through (the pipeline runs guards, then
 // rewrites, then forwards). Guards, in the order decisions.md gives: whitelist (passes: the rest
-// of the guards are skipped) → blacklist → geo → methods → test_cookie → rate rules → WAF (last: the
+// of the guards are skipped) → blacklist → geo → methods → bot challenge → test_cookie → rate rules
+// (a client that has not passed the bot challenge is not counted by the rate rules) → WAF (last: the
 // cheap checks first, and what it holds of a body only for requests they let through). HSTS goes
 // first: it only adds a header, and so the proxy's own refusals over HTTPS carry it too.
 // Rewrites: the redirect to HTTPS, then www.X → X. Features a policy does not use add no step.
 import type { Step } from '../exchange.ts';
 import type { ResourcePolicy } from '../policy.ts';
 import { blacklistStep } from './blacklist.ts';
+import { botChallenge, botChallengeStep } from './bot-challenge.ts';
 import { geoStep } from './geo.ts';
 import { hstsStep } from './hsts.ts';
 import { httpsRedirectStep } from './https-redirect.ts';
@@ -18,8 +20,10 @@ import { wafStep } from './waf.ts';
 import { whitelistStep } from './whitelist.ts';
 import { wwwRedirectStep } from './www-redirect.ts';
 
-const guardCompilers: StepCompiler[] = [hstsStep, whitelistStep, blacklistStep, geoStep, methodsStep, testCookieStep, rateRulesStep, wafStep];
+const guardCompilers: StepCompiler[] = [hstsStep, whitelistStep, blacklistStep, geoStep, methodsStep, botChallengeStep, testCookieStep, rateRulesStep, wafStep];
 const rewriteCompilers: StepCompiler[] = [httpsRedirectStep, wwwRedirectStep];
+/** Under attack, new clients are challenged whatever service_botprotect says (mitigation/attack-watch.ts). */
+const underAttackCompilers: StepCompiler[] = guardCompilers.map((compiler) => (compiler === botChallengeStep ? botChallenge : compiler));
 
 const compile = (compilers: StepCompiler[], policy: ResourcePolicy, deps: StepDeps): Step[] =>
   compilers.map((compiler) => compiler(policy, deps)).filter((step) => step !== undefined);
@@ -27,4 +31,9 @@ const compile = (compilers: StepCompiler[], policy: ResourcePolicy, deps: StepDe
 /** Throws when an access list holds an entry that is not an address or CIDR (the API never stores one). */
 export function policySteps(policy: ResourcePolicy, deps: StepDeps): { guards: Step[]; rewrites: Step[] } {
   return { guards: compile(guardCompilers, policy, deps), rewrites: compile(rewriteCompilers, policy, deps) };
+}
+
+/** The guards while the resource is under attack: the same, with the bot challenge on. */
+export function underAttackGuards(policy: ResourcePolicy, deps: StepDeps): Step[] {
+  return compile(underAttackCompilers, policy, deps);
 }

@@ -10,7 +10,8 @@ import type { Waf } from '../waf/waf.ts';
 export interface StepDeps {
   geo: GeoLookup;
   counters: RateCounters;
-  /** Signs test_cookie cookies: the same in every thread and node, so any of them accepts a cookie. */
+  /** Signs test_cookie cookies (and, derived from it, the bot challenge's): the same in every thread
+   *  and node, so any of them accepts a cookie. */
   cookieSecret: Buffer;
   /** The thread's WAF, the Core Rule Set read at the first call; undefined: the WAF is not configured. Throws when the rules cannot be read. */
   waf: () => Waf | undefined;
@@ -19,6 +20,10 @@ export interface StepDeps {
     globalWhitelist: readonly string[];
     /** The port clients reach the proxy's HTTPS on (443 behind a port mapping to 8443): redirects name it. */
     publicHttpsPort: number;
+    /** EDGEPLANE_PROXY_BOT_EXEMPT_PATHS: path patterns (path-pattern.ts) the bot challenge lets through. */
+    botExemptPaths: readonly string[];
+    /** EDGEPLANE_PROXY_BOT_CLEARANCE: seconds a passed bot challenge's cookie is valid. */
+    botClearanceSeconds: number;
   };
 }
 

@@ -11,14 +11,15 @@
 // Every method gets the same 307, which keeps the method and body: a browser whose cookie expired
 // while a form was open sends the form again with the new cookie. The proxy reads no body before it.
 //
-// The cookie is `expiry.HMAC-SHA256(cookieSecret, client key | expiry)`: valid for one hour, for one
-// client (an IPv4 address, an IPv6 /64) on every proxy node, HttpOnly, SameSite=Lax, Secure over HTTPS.
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Answer } from '../exchange.ts';
+// The cookie is `expiry.HMAC-SHA256(cookieSecret, client key | expiry)` (signed-cookie.ts): valid
+// for one hour, for one client (an IPv4 address, an IPv6 /64) on every proxy node, HttpOnly,
+// SameSite=Lax, Secure over HTTPS.
+import { headerValue, type Answer } from '../exchange.ts';
 import { forbidden } from './answers.ts';
 import { clientKeyOf } from './parsed-client.ts';
 import { normalizedPath } from './path-pattern.ts';
 import { compileRuleMatch } from './rule-match.ts';
+import { signedCookie, signedCookieCheck } from './signed-cookie.ts';
 import type { StepCompiler } from './step-deps.ts';
 
 export const cookieName = 'edgeplane_tc';
@@ -27,12 +28,7 @@ export const maxAttempts = 5;
 export const cookieLifetimeSeconds = 3600;
 
 const refused = forbidden('test_cookie');
-const cookieAt = `${cookieName}=`;
 const attemptAt = `${attemptParameter}=`;
-
-export function cookieMac(secret: Buffer, client: string, expiry: number): string {
-  return createHmac('sha256', secret).update(`${client}|${expiry}`).digest('base64url');
-}
 
 /** The tries so far, from the query; 0 without the parameter. */
 function attemptsIn(url: string | undefined): number {
@@ -61,34 +57,7 @@ export const testCookieStep: StepCompiler = (policy, deps) => {
   if (matchers.length === 0) return undefined;
   const secret = deps.cookieSecret;
 
-  // A keep-alive connection sends one cookie many times: the last one checked is remembered.
-  let lastValue = '';
-  let lastClient = '';
-  let lastExpiry = 0;
-  const valid = (value: string, client: string, now: number): boolean => {
-    if (value === lastValue && client === lastClient) return lastExpiry > now;
-    const dot = value.indexOf('.');
-    const expiry = dot > 0 && dot <= 12 ? Number(value.slice(0, dot)) : 0;
-    if (!Number.isInteger(expiry) || expiry <= now) return false;
-    const mac = Buffer.from(value.slice(dot + 1));
-    const expected = Buffer.from(cookieMac(secret, client, expiry));
-    if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) return false;
-    lastValue = value;
-    lastClient = client;
-    lastExpiry = expiry;
-    return true;
-  };
-  const hasCookie = (header: string | undefined, client: string, now: number): boolean => {
-    if (header === undefined) return false;
-    for (let at = header.indexOf(cookieAt); at >= 0; at = header.indexOf(cookieAt, at + 1)) {
-      const before = at === 0 ? 0x3b : header.charCodeAt(at - 1);
-      if (before !== 0x3b && before !== 0x20) continue;
-      const start = at + cookieAt.length;
-      const end = header.indexOf(';', start);
-      if (valid(header.slice(start, end < 0 ? header.length : end).trim(), client, now)) return true;
-    }
-    return false;
-  };
+  const hasCookie = signedCookieCheck(secret, cookieName);
 
   return (exchange) => {
     const path = normalizedPath(exchange.path);
@@ -99,13 +68,12 @@ export const testCookieStep: StepCompiler = (policy, deps) => {
     const now = Math.floor(Date.now() / 1000);
     const { url } = exchange.req;
     const attempts = attemptsIn(url);
-    if (hasCookie(exchange.req.headers.cookie, client, now)) {
+    if (hasCookie(headerValue(exchange.req, 'cookie'), client, now)) {
       if (attempts === 0) return undefined;
       return { status: 307, reason: 'test_cookie', headers: { location: target(exchange.path, url, 0), 'cache-control': 'no-store' } } satisfies Answer;
     }
     if (attempts >= maxAttempts) return refused;
-    const expiry = now + cookieLifetimeSeconds;
-    const cookie = `${cookieName}=${expiry}.${cookieMac(secret, client, expiry)}; Path=/; Max-Age=${cookieLifetimeSeconds}; HttpOnly; SameSite=Lax${exchange.secure ? '; Secure' : ''}`;
+    const cookie = signedCookie(secret, cookieName, client, now, cookieLifetimeSeconds, exchange.secure);
     return {
       status: 307,
       reason: 'test_cookie',

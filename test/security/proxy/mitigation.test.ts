@@ -1,0 +1,94 @@
+// Automatic mitigation on a clock the test drives: when a resource counts as under attack (a rate
+// jump over its learned usual rate, or its origin failing), when it is calm again, and whom it sheds.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { AttackWatch, type AttackPhase } from '../../../src/security/proxy/mitigation/attack-watch.ts';
+import { HeavyHitters } from '../../../src/security/proxy/mitigation/heavy-hitters.ts';
+
+const options = { minRate: 100, rateFactor: 5, errorRatio: 0.5, holdMs: 10_000, shedShare: 0.05 };
+
+/** Drives a watch second by second: `perSecond` requests each second (spread over it), from `client(i)`. */
+function run(watch: AttackWatch, from: number, seconds: number, perSecond: number, onRequest?: (at: number, i: number) => void): number {
+  for (let s = 0; s < seconds; s++) {
+    for (let i = 0; i < perSecond; i++) {
+      const now = from + s * 1000 + (i * 1000) / perSecond;
+      watch.arrived(now);
+      onRequest?.(now, i);
+    }
+  }
+  return from + seconds * 1000;
+}
+
+describe('attack watch', () => {
+  test('a jump to five times the learned rate, above the minimum, engages; it releases a hold after the last such second', () => {
+    const phases: AttackPhase[] = [];
+    const watch = new AttackWatch(options, (phase) => phases.push(phase));
+    let now = run(watch, 0, 20, 40);
+    assert.equal(watch.underAttack, false);
+    assert.ok(Math.abs(watch.threshold - 200) < 10, `learned 40/s: engages at 5 × 40 = 200/s (threshold ${String(watch.threshold)})`);
+    now = run(watch, now, 10, 150);
+    assert.equal(watch.underAttack, false, '150/s is above the minimum but under 5 × the usual rate');
+    now = run(watch, now, 10, 600);
+    assert.equal(watch.underAttack, true);
+    assert.deepEqual(phases, ['under_attack']);
+    // Calm again: still on within the hold, off after it.
+    now = run(watch, now, 9, 40);
+    assert.equal(watch.underAttack, true, 'held');
+    run(watch, now, 10, 40);
+    assert.equal(watch.underAttack, false);
+    assert.deepEqual(phases, ['under_attack', 'calm']);
+    // The attack did not raise the usual rate.
+    assert.ok(watch.threshold < 300, `threshold ${String(watch.threshold)}`);
+  });
+
+  test('below the minimum rate nothing engages, however steep the jump', () => {
+    const watch = new AttackWatch(options);
+    const now = run(watch, 0, 10, 1);
+    run(watch, now, 10, 90);
+    assert.equal(watch.underAttack, false);
+  });
+
+  test('an origin failing half the forwarded requests engages without any rate jump', () => {
+    const watch = new AttackWatch(options);
+    run(watch, 0, 10, 10, (at, i) => watch.forwarded(i % 2 === 0, at));
+    assert.equal(watch.underAttack, true);
+    // A few failures among few requests mean nothing.
+    const quiet = new AttackWatch(options);
+    run(quiet, 0, 10, 1, (at) => quiet.forwarded(true, at));
+    assert.equal(quiet.underAttack, false, 'fewer than 20 forwarded requests in the window');
+  });
+
+  test('under attack, the heavy sources are shed and the light ones are not, among thousands of addresses', () => {
+    const watch = new AttackWatch(options);
+    const now = run(watch, 0, 10, 20);
+    let shedHeavy = 0;
+    let shedLight = 0;
+    let lightSeen = 0;
+    // 2,000/s: half from two heavy clients, half from 5,000 rotating addresses, and a polite client at 2/s.
+    run(watch, now, 10, 2000, (_at, i) => {
+      if (!watch.underAttack) return;
+      if (i % 2 === 0) {
+        if (watch.heavy(i % 4 === 0 ? 'heavy-a' : 'heavy-b')) shedHeavy++;
+      } else if (i % 1000 === 1) {
+        lightSeen++;
+        if (watch.heavy('polite')) shedLight++;
+      } else if (watch.heavy(`rotating-${String(i * 7919 % 5000)}`)) shedLight++;
+    });
+    assert.equal(watch.underAttack, true);
+    assert.ok(shedHeavy > 8000, `heavy requests shed: ${String(shedHeavy)}`);
+    assert.equal(shedLight, 0, 'no light client shed');
+    assert.ok(lightSeen > 0);
+  });
+});
+
+test('heavy hitters: bounded, and never overstate a client', () => {
+  const hitters = new HeavyHitters(8);
+  for (let i = 0; i < 1000; i++) hitters.add(`one-off-${String(i)}`);
+  for (let i = 0; i < 100; i++) hitters.add('steady');
+  // The steady client is counted surely for what it sent after taking a counter (at most 100).
+  const sure = hitters.add('steady');
+  assert.ok(sure <= 101 && sure > 50, `steady: ${String(sure)}`);
+  assert.equal(hitters.add('newcomer'), 1, 'a newcomer inherits a count, never a sure one');
+  hitters.decay();
+  assert.ok(hitters.total < 700);
+});
