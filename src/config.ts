@@ -82,6 +82,15 @@ export interface Config {
   proxyAttackShedPercent: number;
   /** A redis:// URL: rate-limit counters shared by every proxy node; undefined: each node counts alone. */
   redisUrl: string | undefined;
+  /** The OWASP Core Rule Set's rules directory, read by the proxy for resources with is_waf_enabled. */
+  wafCrsDir: string;
+  /** block: over the anomaly threshold answers 403; log: forwards and logs. */
+  wafMode: 'block' | 'log';
+  /** CRS's paranoia level (1-4) and inbound anomaly score threshold. */
+  wafParanoia: number;
+  wafAnomalyThreshold: number;
+  /** Bytes of a request body the WAF inspects (held before forwarding). */
+  wafBodyLimit: number;
   /** Managed certificates (ssl_type "le") through ACME. */
   acme: boolean;
   acmeDirectory: string;
@@ -348,6 +357,36 @@ export const settings = {
     env: 'EDGEPLANE_REDIS_URL',
     flag: 'redis-url',
     description: 'redis:// (or rediss://) URL of a Redis every proxy node shares its rate-limit counters through; unset: each node counts alone (docs/proxy.md)',
+  },
+  wafCrsDir: {
+    env: 'EDGEPLANE_WAF_CRS_DIR',
+    flag: 'waf-crs-dir',
+    description: 'The OWASP Core Rule Set\'s rules directory (REQUEST-*.conf and .data files) the WAF reads, Debian\'s modsecurity-crs by default; a resource with is_waf_enabled is not served when it cannot be read',
+    default: '/usr/share/modsecurity-crs/rules',
+  },
+  wafMode: {
+    env: 'EDGEPLANE_WAF_MODE',
+    flag: 'waf-mode',
+    description: 'block: a request over the anomaly threshold gets 403 with a request id; log: it is forwarded and the match logged (service_waf reports the mode)',
+    default: 'block',
+  },
+  wafParanoia: {
+    env: 'EDGEPLANE_WAF_PARANOIA',
+    flag: 'waf-paranoia',
+    description: 'The Core Rule Set\'s paranoia level, 1 to 4: higher runs more rules, catching more and refusing more legitimate requests',
+    default: '1',
+  },
+  wafAnomalyThreshold: {
+    env: 'EDGEPLANE_WAF_ANOMALY_THRESHOLD',
+    flag: 'waf-anomaly-threshold',
+    description: 'The inbound anomaly score at which the WAF acts (a critical match scores 5)',
+    default: '5',
+  },
+  wafBodyLimit: {
+    env: 'EDGEPLANE_WAF_BODY_LIMIT',
+    flag: 'waf-body-limit',
+    description: 'Bytes of a request body the WAF inspects (k/m suffixes), held until its verdict; the rest streams to the origin uninspected',
+    default: '128k',
   },
   acme: {
     env: 'EDGEPLANE_ACME',
@@ -616,6 +655,11 @@ export function loadConfig(
     proxyAttackHoldSeconds: check('proxyAttackHold', (v) => durationIn(v, 1, 3600), 30),
     proxyAttackShedPercent: check('proxyAttackShedPercent', (v) => integerIn(v, 1, 100), 5),
     redisUrl: check('redisUrl', parseRedisUrl, undefined),
+    wafCrsDir: check('wafCrsDir', (v) => v, '/usr/share/modsecurity-crs/rules'),
+    wafMode: check('wafMode', (v) => oneOf(v, ['block', 'log'] as const), 'block'),
+    wafParanoia: check('wafParanoia', (v) => integerIn(v, 1, 4), 1),
+    wafAnomalyThreshold: check('wafAnomalyThreshold', (v) => integerIn(v, 1, 10_000), 5),
+    wafBodyLimit: check('wafBodyLimit', (v) => sizeIn(v, 1024, 16 * 1024 * 1024), 128 * 1024),
     // Never on by accident: without a directory of its own choosing, an operator turns it on.
     acme: check('acme', parseFlag, given('acmeDirectory')),
     acmeDirectory: check('acmeDirectory', parseHttpsUrl, acmeDirectoryDefault),

@@ -6,7 +6,7 @@ import type { Store } from '../store/database.ts';
 
 export interface SecurityContext {
   store: Store;
-  config: Pick<Config, 'publicIpv4' | 'publicIpv6'>;
+  config: Pick<Config, 'publicIpv4' | 'publicIpv6' | 'wafMode'>;
   sealer: Sealer;
   changes: ChangeFeed<ResourceChange>;
 }

@@ -80,7 +80,7 @@ function lists(input: ResourceInput) {
 async function view(ctx: SecurityContext, resource: ResourceRow, shape: 'single' | 'list') {
   const all = await resourceDetails(ctx.store.db, [resource.id]);
   const released = await releasedHosts(ctx.store.db, [resource], all);
-  return resourceView(resource, all.get(resource.id) ?? emptyDetails, released.get(resource.id) ?? [], ctx.config.publicIpv4, shape);
+  return resourceView(resource, all.get(resource.id) ?? emptyDetails, released.get(resource.id) ?? [], ctx.config.publicIpv4, shape, ctx.config.wafMode);
 }
 
 export async function createResource(ctx: SecurityContext, caller: Principal, body: Record<string, unknown>) {
@@ -117,7 +117,7 @@ export async function listResources(ctx: SecurityContext, caller: Principal) {
   const resources = await listAccountResources(ctx.store.db, caller.accountId);
   const details = await resourceDetails(ctx.store.db, resources.map((r) => r.id));
   const released = await releasedHosts(ctx.store.db, resources, details);
-  return resources.map((r) => resourceView(r, details.get(r.id) ?? emptyDetails, released.get(r.id) ?? [], ctx.config.publicIpv4, 'list'));
+  return resources.map((r) => resourceView(r, details.get(r.id) ?? emptyDetails, released.get(r.id) ?? [], ctx.config.publicIpv4, 'list', ctx.config.wafMode));
 }
 
 export async function replaceResource(ctx: SecurityContext, caller: Principal, id: number, body: Record<string, unknown>) {

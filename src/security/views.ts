@@ -20,7 +20,7 @@ function leafOf(chain: string | null): X509Certificate | undefined {
  * `released` lists the names and aliases the resource does not hold (host-ownership.ts): returned
  * as `released_hosts` only when there are some, so the contract's shapes stay exact otherwise.
  */
-export function resourceView(resource: ResourceRow, details: ResourceDetails, released: string[], serviceIp: string, shape: 'single' | 'list') {
+export function resourceView(resource: ResourceRow, details: ResourceDetails, released: string[], serviceIp: string, shape: 'single' | 'list', wafMode: 'block' | 'log') {
   const settings: Settings = { ...settingDefaults, ...(JSON.parse(resource.settings) as Partial<Settings>) };
   // A custom certificate or a managed one ACME issued: an alias it does not cover shows 0.
   const leaf = resource.ssl_type === 'custom' || resource.ssl_type === 'le' ? leafOf(resource.ssl_crt) : undefined;
@@ -72,7 +72,8 @@ export function resourceView(resource: ResourceRow, details: ResourceDetails, re
     ...view,
     service_botprotect: settings.service_botprotect,
     service_hsts: settings.service_hsts,
-    service_waf: settings.is_waf_enabled ? 'on' : 'off',
+    // The API's switch is a boolean; how the proxy acts on it is the operator's EDGEPLANE_WAF_MODE.
+    service_waf: settings.is_waf_enabled ? wafMode : 'off',
     service_client_id: resource.account_id,
   };
 }

@@ -74,7 +74,7 @@ function assertResource(r: any, shape: 'single' | 'list', owner: number): void {
   assert.equal(r.service_forcessl, r.is_redirect_to_https_enabled ? 1 : 0, 'service_forcessl mirrors is_redirect_to_https_enabled');
   if (shape === 'single') {
     assert.equal(r.service_client_id, owner);
-    assert.equal(r.service_waf, r.is_waf_enabled ? 'on' : 'off');
+    assert.equal(r.service_waf, r.is_waf_enabled ? 'block' : 'off');
   }
 }
 
@@ -191,7 +191,7 @@ for (const engine of engines()) {
       });
       assert.equal(created.name, 'shop.example');
       assert.equal(created.is_waf_enabled, true);
-      assert.equal(created.service_waf, 'on');
+      assert.equal(created.service_waf, 'block');
       assert.equal(created.status, 'active');
       assert.equal(created.enabled, true);
       assert.equal(created.active, true);
@@ -255,7 +255,7 @@ for (const engine of engines()) {
       assert.equal((await put(r.id, { name: 'defaults.example', service_methods: 5 })).service_methods, '5');
       assert.equal((await put(r.id, { name: 'defaults.example', service_methods: '7' })).service_methods, '7');
       const https = await put(r.id, { name: 'defaults.example', is_redirect_to_https_enabled: true, is_waf_enabled: true });
-      assert.deepEqual([https.is_redirect_to_https_enabled, https.service_forcessl, https.service_waf], [true, 1, 'on']);
+      assert.deepEqual([https.is_redirect_to_https_enabled, https.service_forcessl, https.service_waf], [true, 1, 'block']);
       const twin = await put(r.id, { name: 'defaults.example', service_forcessl: 1 });
       assert.deepEqual([twin.is_redirect_to_https_enabled, twin.service_forcessl], [true, 1], 'service_forcessl alone sets the boolean');
       const off = await put(r.id, { name: 'defaults.example', service_forcessl: '0' });

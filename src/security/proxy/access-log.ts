@@ -10,6 +10,7 @@
 //
 // Never logged: the query string (it carries tokens and keys as often as not), cookies, credentials,
 // any header but the User-Agent.
+import type { WafFinding } from './waf/waf.ts';
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 
@@ -36,6 +37,8 @@ export interface AccessEntry {
   /** Bytes of the answer sent to the client, when known. */
   bytesSent?: number | undefined;
   userAgent?: string | undefined;
+  /** What the WAF found: its request id, action, score and matched rule ids (never the matched text). */
+  waf?: WafFinding | undefined;
 }
 
 /** Where lines go: `write` is called with one piece at a time and calls back when it is written. */
@@ -196,6 +199,10 @@ export class AccessLog {
     if (entry.originMs !== undefined) line += `,"origin_ms":${milliseconds(entry.originMs)}`;
     if (entry.bytesSent !== undefined) line += `,"bytes":${String(entry.bytesSent)}`;
     if (entry.userAgent !== undefined) line += `,"user_agent":${text(entry.userAgent, maxUserAgent)}`;
+    const waf = entry.waf;
+    if (waf !== undefined) {
+      line += `,"request_id":${text(waf.requestId, 32)},"waf":{"action":"${waf.action}","score":${String(waf.score)},"rules":[${waf.rules.join(',')}],"categories":[${waf.categories.map((c) => text(c, 32)).join(',')}]}`;
+    }
     return `${line}}\n`;
   }
 }

@@ -4,6 +4,7 @@ import type { ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { ClientRequest } from './http1/client-request.ts';
+import type { WafFinding } from './waf/waf.ts';
 
 /**
  * A client's request, HTTP/1.x (http1/client-request.ts) or HTTP/2 (node:http2's compatibility
@@ -69,6 +70,10 @@ export interface Exchange {
   path: string;
   /** Headers added to the origin's answer (HSTS, a challenge's cookie). */
   answerHeaders: Record<string, string | string[]>;
+  /** The body to forward when a step read its start (the WAF): those bytes, then the rest. */
+  body?: Readable;
+  /** What the WAF found, when it found something. */
+  waf?: WafFinding;
 }
 
 /** An answer the proxy gives itself instead of forwarding: a refusal, a redirect, a challenge. */

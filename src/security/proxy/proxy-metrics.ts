@@ -23,6 +23,8 @@ export interface ProxyMetrics {
    * `originSeconds`: how long the origin took, for a forwarded request.
    */
   request(resource: number | undefined, outcome: string, originSeconds?: number): void;
+  /** The WAF matched a request of a resource over its threshold: once per category its matched rules belong to. */
+  waf(resource: number, categories: readonly string[], action: 'blocked' | 'logged'): void;
   /** Drops the series of a resource that is no longer served. */
   forget(resource: number): void;
   /** What a listener's connection guard reports. */
@@ -49,6 +51,8 @@ const outcomeLabel = /^[a-z][a-z0-9_]{0,31}$/;
 
 interface ResourceFigures {
   outcomes: Map<string, number>;
+  /** WAF matches by `category action` (categories are rule-category.ts's fixed set). */
+  waf: Map<string, number>;
   /** Observations per bucket (not cumulative), the +Inf bucket, then their sum. */
   latency: Float64Array;
 }
@@ -58,7 +62,7 @@ export function proxyMetrics(registry: Registry): ProxyMetrics {
   const figuresOf = (resource: string): ResourceFigures => {
     let found = figures.get(resource);
     if (found === undefined) {
-      found = { outcomes: new Map(), latency: new Float64Array(buckets.length + 2) };
+      found = { outcomes: new Map(), waf: new Map(), latency: new Float64Array(buckets.length + 2) };
       figures.set(resource, found);
     }
     return found;
@@ -76,6 +80,21 @@ export function proxyMetrics(registry: Registry): ProxyMetrics {
     },
   });
   registry.registerMetric(originHistogram(figures));
+  new Counter({
+    name: 'edgeplane_proxy_waf_matches_total',
+    help: 'Requests the WAF found over its anomaly threshold, by resource id, rule category (sqli, xss, lfi, rfi, rce, php, protocol, scanner, ...) and action (blocked, logged); a request counts once in each category it matched',
+    labelNames: ['resource', 'category', 'action'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [resource, { waf }] of figures) {
+        for (const [key, value] of waf) {
+          const [category = 'other', action = 'blocked'] = key.split(' ');
+          this.inc({ resource, category, action }, value);
+        }
+      }
+    },
+  });
   const refused = new Counter({
     name: 'edgeplane_proxy_connections_refused_total',
     help: 'Connections reset at accept, over the cap in total (max_clients) or for their client (max_per_client)',
@@ -139,6 +158,13 @@ export function proxyMetrics(registry: Registry): ProxyMetrics {
       while (bucket < buckets.length && originSeconds > (buckets[bucket] ?? 0)) bucket++;
       latency[bucket] = (latency[bucket] ?? 0) + 1;
       latency[buckets.length + 1] = (latency[buckets.length + 1] ?? 0) + originSeconds;
+    },
+    waf(resource, categories, action) {
+      const { waf } = figuresOf(String(resource));
+      for (const category of categories) {
+        const key = `${outcomeLabel.test(category) ? category : 'other'} ${action}`;
+        waf.set(key, (waf.get(key) ?? 0) + 1);
+      }
     },
     forget(resource) {
       figures.delete(String(resource));

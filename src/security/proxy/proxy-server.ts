@@ -18,6 +18,7 @@ import { redisCounters } from './rate/redis-counters.ts';
 import { requestPipeline, upgradePipeline } from './request-pipeline.ts';
 import { closeIdleSessions } from './server-limits.ts';
 import type { ProxySettings, ThreadDeps } from './thread-deps.ts';
+import { ruleSetOf, Waf } from './waf/waf.ts';
 
 export interface ProxyThreadOptions {
   httpListen: ListenAddress;
@@ -64,6 +65,16 @@ function countersOf(settings: ProxySettings, cookieSecret: Buffer, logger: Logge
   return redisCounters({ url: settings.redisUrl, prefix: `edgeplane:rate:${deployment}:`, fallback: localCounters(), logger });
 }
 
+/** The thread's WAF, made when a resource first asks for it (a proxy without such resources never reads the rules). */
+function wafOf(settings: ProxySettings, logger: Logger): () => Waf | undefined {
+  let waf: Waf | undefined;
+  return () => {
+    if (settings.waf === undefined) return undefined;
+    waf ??= new Waf(ruleSetOf(settings.waf.crsDir, logger), settings.waf, settings.limits);
+    return waf;
+  };
+}
+
 export async function startProxyServer(options: ProxyThreadOptions): Promise<ProxyServer> {
   const deps: ThreadDeps = {
     geo: await openGeo({ mmdbPath: options.geoipDb }),
@@ -72,6 +83,7 @@ export async function startProxyServer(options: ProxyThreadOptions): Promise<Pro
     settings: options.settings,
     metrics: proxyMetrics(options.metrics),
     logger: options.logger,
+    waf: wafOf(options.settings, options.logger),
   };
   const table = new HostTable(deps);
   deps.metrics.attackStates(() => table.attackStates());

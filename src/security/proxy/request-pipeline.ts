@@ -160,6 +160,8 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
     deps.metrics.request(resource?.policy.id, outcome, originMs === undefined ? undefined : originMs / 1000);
     // What the origin made of a forwarded request: no answer, or a 5xx, counts against it.
     if (outcome === 'passed' || outcome === 'origin_error') resource?.attack.forwarded(outcome === 'origin_error' || exchange.res.statusCode >= 500, at);
+    const waf = exchange.waf;
+    if (waf !== undefined && resource !== undefined) deps.metrics.waf(resource.policy.id, waf.categories, waf.action);
     if (accessLog === undefined) return;
     const { req, res } = exchange;
     accessLog.write({
@@ -176,6 +178,7 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
       originMs,
       bytesSent: written < 0 ? undefined : socket.bytesWritten - written,
       userAgent: headerValue(req, 'user-agent'),
+      waf,
     });
   };
 

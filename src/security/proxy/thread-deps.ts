@@ -8,6 +8,7 @@ import type { OriginOptions } from './origins/origin-set.ts';
 import type { ProxyMetrics } from './proxy-metrics.ts';
 import type { RateCounters } from './rate/rate-counters.ts';
 import type { ProxyLimits } from './server-limits.ts';
+import type { Waf, WafOptions } from './waf/waf.ts';
 
 /** The proxy's configuration as its threads need it (structured-cloneable: it goes to worker threads). */
 export interface ProxySettings {
@@ -33,6 +34,8 @@ export interface ProxySettings {
   attack?: Partial<AttackOptions>;
   /** Passive health and timeouts towards origins; what is left out takes its default (origins/origin-set.ts). */
   origins?: Partial<OriginOptions>;
+  /** The WAF of resources with is_waf_enabled; undefined: none (their requests are not inspected). */
+  waf?: WafOptions;
 }
 
 export interface ThreadDeps {
@@ -43,4 +46,6 @@ export interface ThreadDeps {
   settings: ProxySettings;
   metrics: ProxyMetrics;
   logger: Logger;
+  /** The thread's WAF, made at the first call (waf/waf.ts). */
+  waf: () => Waf | undefined;
 }

@@ -50,6 +50,7 @@ export async function testDeps(changes: Omit<Partial<StepDeps>, 'settings'> & { 
     geo: await geo,
     counters: localCounters(),
     cookieSecret: randomBytes(32),
+    waf: () => undefined,
     ...rest,
     settings: { ...defaultSettings, ...settings },
   };

@@ -94,7 +94,7 @@ for (const engine of engines()) {
       await migrateToLatest(store);
       const account = await insertAccount(store.db, { name: 'acme', email: 'acme@example.com', operator: false });
       caller = { accountId: account.id, userId: 0, role: 'Administrators', operator: false, tokenId: undefined };
-      ctx = { store, config: { publicIpv4: '127.0.0.1', publicIpv6: undefined }, sealer, changes: new ChangeFeed<ResourceChange>(() => undefined) };
+      ctx = { store, config: { publicIpv4: '127.0.0.1', publicIpv6: undefined, wafMode: 'block' }, sealer, changes: new ChangeFeed<ResourceChange>(() => undefined) };
       ctx.changes.subscribe(publish);
       proxy = await startProxyServer({
         httpListen: { host: '127.0.0.1', port: 0 },

@@ -170,6 +170,7 @@ export function forward(exchange: Exchange, resource: ForwardTarget, limits: Pro
   // A declared length is kept (the origin may want it: an upload's size); else the body goes chunked.
   const head = declared === -3 ? undefined : originRequestHead(exchange.method, target, req, exchange, declared >= 0 ? `content-length: ${String(declared)}\r\n` : chunkedBody);
   if (head === undefined) return new HttpForwarding(exchange, resource, '', null, 0).start();
-  // Counted and timed as it streams: a chunked body over the size limit, or one trickled too slowly.
-  return new HttpForwarding(exchange, resource, head, limitBody(req, limits), declared >= 0 ? declared : -1).start();
+  // Counted and timed as it streams: a chunked body over the size limit, or one trickled too slowly
+  // (already so when the WAF held its start: exchange.body).
+  return new HttpForwarding(exchange, resource, head, exchange.body ?? limitBody(req, limits), declared >= 0 ? declared : -1).start();
 }

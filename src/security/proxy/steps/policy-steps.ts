@@ -1,7 +1,8 @@
 // A resource's policy compiled into the steps a request goes through (the pipeline runs guards, then
 // rewrites, then forwards). Guards, in the order decisions.md gives: whitelist (passes: the rest
 // of the guards are skipped) → blacklist → geo → methods → bot challenge → test_cookie → rate rules
-// (a client that has not passed the bot challenge is not counted by the rate rules). HSTS goes
+// (a client that has not passed the bot challenge is not counted by the rate rules) → WAF (last: the
+// cheap checks first, and what it holds of a body only for requests they let through). HSTS goes
 // first: it only adds a header, and so the proxy's own refusals over HTTPS carry it too.
 // Rewrites: the redirect to HTTPS, then www.X → X. Features a policy does not use add no step.
 import type { Step } from '../exchange.ts';
@@ -15,10 +16,11 @@ import { methodsStep } from './methods.ts';
 import { rateRulesStep } from './rate-rules.ts';
 import type { StepCompiler, StepDeps } from './step-deps.ts';
 import { testCookieStep } from './test-cookie.ts';
+import { wafStep } from './waf.ts';
 import { whitelistStep } from './whitelist.ts';
 import { wwwRedirectStep } from './www-redirect.ts';
 
-const guardCompilers: StepCompiler[] = [hstsStep, whitelistStep, blacklistStep, geoStep, methodsStep, botChallengeStep, testCookieStep, rateRulesStep];
+const guardCompilers: StepCompiler[] = [hstsStep, whitelistStep, blacklistStep, geoStep, methodsStep, botChallengeStep, testCookieStep, rateRulesStep, wafStep];
 const rewriteCompilers: StepCompiler[] = [httpsRedirectStep, wwwRedirectStep];
 /** Under attack, new clients are challenged whatever service_botprotect says (mitigation/attack-watch.ts). */
 const underAttackCompilers: StepCompiler[] = guardCompilers.map((compiler) => (compiler === botChallengeStep ? botChallenge : compiler));

@@ -5,6 +5,7 @@ import type { GeoLookup } from '../../../geo/geoip.ts';
 import type { Step } from '../exchange.ts';
 import type { ResourcePolicy } from '../policy.ts';
 import type { RateCounters } from '../rate/rate-counters.ts';
+import type { Waf } from '../waf/waf.ts';
 
 export interface StepDeps {
   geo: GeoLookup;
@@ -12,6 +13,8 @@ export interface StepDeps {
   /** Signs test_cookie cookies (and, derived from it, the bot challenge's): the same in every thread
    *  and node, so any of them accepts a cookie. */
   cookieSecret: Buffer;
+  /** The thread's WAF, the Core Rule Set read at the first call; undefined: the WAF is not configured. Throws when the rules cannot be read. */
+  waf: () => Waf | undefined;
   settings: {
     /** EDGEPLANE_PROXY_GLOBAL_WHITELIST: networks passing every resource with service_global_whitelist 1. */
     globalWhitelist: readonly string[];

@@ -1,0 +1,290 @@
+// Runs a rule set's phases 1 and 2 over one request as ModSecurity does with the Core Rule Set in
+// anomaly scoring mode: rules add to TX scores (`block` passes, as crs-setup.conf's default action
+// says), SecMarker/skipAfter skip the rules above the paranoia level, and rule 949110 denies once
+// the inbound score reaches the threshold. What the request matched (ids and categories) comes back
+// for the log and the metrics.
+import { requestCollections, type Collections, type Field, type WafRequest } from './request-fields.ts';
+import type { Marker, Rule, RuleSet, Target } from './rule-set.ts';
+
+export interface WafSettings {
+  /** tx.paranoia_level (1–4). */
+  paranoia: number;
+  /** tx.inbound_anomaly_score_threshold. */
+  threshold: number;
+}
+
+export interface Verdict {
+  /** A rule denied the request (the anomaly score reached the threshold). */
+  denied: boolean;
+  /** The inbound anomaly score. */
+  score: number;
+  /** Detection rules that matched (not the scoring rules), in order. */
+  matched: number[];
+}
+
+const isMarker = (item: Rule | Marker): item is Marker => 'marker' in item;
+
+/** Where each marker is in a phase's list: skipAfter goes on past it. */
+const markerIndexes = new WeakMap<(Rule | Marker)[], Map<string, number>>();
+function markerIndex(list: (Rule | Marker)[], marker: string): number {
+  let index = markerIndexes.get(list);
+  if (index === undefined) {
+    index = new Map();
+    list.forEach((item, i) => {
+      if (isMarker(item) && !index?.has(item.marker)) index?.set(item.marker, i);
+    });
+    markerIndexes.set(list, index);
+  }
+  return index.get(marker) ?? list.length;
+}
+
+const integer = (text: string | undefined): number => {
+  const n = parseInt(text ?? '', 10);
+  return Number.isNaN(n) ? 0 : n;
+};
+
+/** Rules whose ids are in this band are detections (not initialisation or scoring): they are what a verdict names. */
+const isDetection = (id: number): boolean => id >= 911000 && id < 949000;
+
+const selects = (selector: Target['selector'], name: string): boolean =>
+  selector === undefined || (typeof selector === 'string' ? name.toLowerCase() === selector : selector.test(name));
+
+class Transaction {
+  readonly #collections: Collections;
+  readonly #tx = new Map<string, string>();
+  /** Transformed values by transformation chain: the same argument goes through `t:urlDecodeUni` once, not per rule. */
+  readonly #transformed = new Map<string, Map<string, string>>();
+  #matchedVar = '';
+  #matchedVarName = '';
+  #matchedVars: Field[] = [];
+  #ruleId = 0;
+  readonly #removedIds: [number, number][] = [];
+  readonly #removedTags = new Set<string>();
+  readonly #removedTargets: { id?: number; tag?: string; target: Target }[] = [];
+  #stopped = false;
+  readonly matched: number[] = [];
+
+  constructor(collections: Collections, settings: WafSettings) {
+    this.#collections = collections;
+    // What crs-setup.conf sets (rule 900990) and the operator's choices; rule 901 sets CRS's defaults for the rest.
+    this.#tx.set('crs_setup_version', '334');
+    this.#tx.set('paranoia_level', String(settings.paranoia));
+    this.#tx.set('executing_paranoia_level', String(settings.paranoia));
+    this.#tx.set('inbound_anomaly_score_threshold', String(settings.threshold));
+  }
+
+  get score(): number {
+    return integer(this.#tx.get('anomaly_score'));
+  }
+
+  /** Expands `%{tx.x}`, `%{matched_var}`, `%{request_headers.host}`, ... for this request. */
+  readonly expand = (text: string): string => {
+    if (!text.includes('%{')) return text;
+    return text.replace(/%\{([^}]+)\}/g, (_, name: string) => {
+      const dot = name.indexOf('.');
+      const collection = (dot < 0 ? name : name.slice(0, dot)).toUpperCase();
+      const key = dot < 0 ? undefined : name.slice(dot + 1).toLowerCase();
+      if (collection === 'TX') return this.#tx.get(key ?? '') ?? '';
+      if (collection === 'MATCHED_VAR') return this.#matchedVar;
+      if (collection === 'MATCHED_VAR_NAME') return this.#matchedVarName;
+      if (collection === 'RULE') return key === 'id' ? String(this.#ruleId) : '';
+      const fields = this.#collections.get(collection) ?? [];
+      return fields.find((f) => key === undefined || f.name.toLowerCase() === key)?.value ?? '';
+    });
+  };
+
+  #fieldsOf(collection: string): Field[] {
+    switch (collection) {
+      case 'TX':
+        return [...this.#tx].map(([name, value]) => ({ name, value }));
+      case 'MATCHED_VAR':
+        return [{ name: '', value: this.#matchedVar }];
+      case 'MATCHED_VAR_NAME':
+        return [{ name: '', value: this.#matchedVarName }];
+      case 'MATCHED_VARS':
+        return this.#matchedVars;
+      case 'MATCHED_VARS_NAMES':
+        return this.#matchedVars.map((f) => ({ name: f.name, value: f.name }));
+      default:
+        return this.#collections.get(collection) ?? [];
+    }
+  }
+
+  /** A target's fields; a TX variable by name without listing TX (most rules read one). */
+  #select(target: Target): Field[] {
+    const selector = target.selector;
+    if (target.collection === 'TX' && typeof selector === 'string') {
+      const value = this.#tx.get(selector);
+      return value === undefined ? [] : [{ name: selector, value }];
+    }
+    const all = this.#fieldsOf(target.collection);
+    return selector === undefined ? all : all.filter((f) => selects(selector, f.name));
+  }
+
+  #removedTarget(rule: Rule, collection: string, name: string): boolean {
+    for (const r of this.#removedTargets) {
+      if (r.id !== undefined && r.id !== rule.id) continue;
+      if (r.tag !== undefined && !rule.tags.includes(r.tag)) continue;
+      if (r.target.collection === collection && selects(r.target.selector, name)) return true;
+    }
+    return false;
+  }
+
+  /** The values a rule reads, with their full names (`ARGS:q`), exclusions and removed targets left out. */
+  #values(rule: Rule): Field[] {
+    const out: Field[] = [];
+    for (const target of rule.targets) {
+      const all = this.#select(target);
+      if (target.count) {
+        out.push({ name: target.collection, value: String(all.length) });
+        continue;
+      }
+      for (const field of all) {
+        if (rule.exclusions.some((x) => x.collection === target.collection && selects(x.selector, field.name))) continue;
+        if (this.#removedTargets.length > 0 && this.#removedTarget(rule, target.collection, field.name)) continue;
+        const name = target.collection === 'MATCHED_VARS' || field.name === '' ? field.name || target.collection : `${target.collection}:${field.name}`;
+        out.push({ name, value: field.value });
+      }
+    }
+    return out;
+  }
+
+  #transform(rule: Rule, value: string): string {
+    if (rule.transforms.length === 0) return value;
+    let cache = this.#transformed.get(rule.transformKey);
+    if (cache === undefined) {
+      cache = new Map();
+      this.#transformed.set(rule.transformKey, cache);
+    }
+    let out = cache.get(value);
+    if (out === undefined) {
+      out = value;
+      for (const t of rule.transforms) out = t(out);
+      cache.set(value, out);
+    }
+    return out;
+  }
+
+  /** Whether one rule of a chain matches: any of its values (MATCHED_VAR set to the last that did). */
+  #ruleMatches(rule: Rule): boolean {
+    this.#ruleId = rule.id;
+    if (rule.targets.length === 0) return rule.operator('', this.expand) !== undefined !== rule.negated;
+    const values = this.#values(rule);
+    const matchedNow: Field[] = [];
+    for (const field of values) {
+      const candidates = rule.multiMatch ? this.#steps(rule, field.value) : [this.#transform(rule, field.value)];
+      for (const value of candidates) {
+        const captured = rule.operator(value, this.expand);
+        if ((captured !== undefined) === rule.negated) continue;
+        this.#matchedVar = value;
+        this.#matchedVarName = field.name;
+        matchedNow.push({ name: field.name, value });
+        if (rule.capture && captured !== undefined) {
+          for (let i = 0; i < 10; i++) {
+            if (i < captured.length) this.#tx.set(String(i), captured[i] ?? '');
+            else this.#tx.delete(String(i));
+          }
+        }
+        break;
+      }
+    }
+    if (matchedNow.length === 0) return false;
+    this.#matchedVars = matchedNow;
+    return true;
+  }
+
+  /** multiMatch: the value after each transformation, each tried by the operator. */
+  #steps(rule: Rule, value: string): string[] {
+    const out = [value];
+    let v = value;
+    for (const t of rule.transforms) {
+      const next = t(v);
+      if (next !== v) out.push(next);
+      v = next;
+    }
+    return out;
+  }
+
+  /** The rule and its chain match: their actions run, head first. */
+  #chainMatches(rule: Rule): boolean {
+    this.#matchedVars = [];
+    for (let r: Rule | undefined = rule; r !== undefined; r = r.chain) if (!this.#ruleMatches(r)) return false;
+    for (let r: Rule | undefined = rule; r !== undefined; r = r.chain) this.#act(r);
+    return true;
+  }
+
+  #act(rule: Rule): void {
+    for (const v of rule.setvars) {
+      const name = this.expand(v.name).toLowerCase();
+      if (v.op === '!') this.#tx.delete(name);
+      else if (v.op === '=') this.#tx.set(name, this.expand(v.value));
+      else {
+        const delta = integer(this.expand(v.value));
+        this.#tx.set(name, String(integer(this.#tx.get(name)) + (v.op === '+' ? delta : -delta)));
+      }
+    }
+    for (const { name, value } of rule.ctls) this.#control(name, value);
+  }
+
+  #control(name: string, value: string): void {
+    if (name === 'ruleengine') {
+      if (value.toLowerCase() === 'off') this.#stopped = true;
+      return;
+    }
+    if (name === 'ruleremovebyid') {
+      for (const part of value.split(/[\s,]+/)) {
+        const [lo, hi] = part.split('-').map(Number);
+        if (lo !== undefined && !Number.isNaN(lo)) this.#removedIds.push([lo, hi ?? lo]);
+      }
+      return;
+    }
+    if (name === 'ruleremovebytag') {
+      this.#removedTags.add(value);
+      return;
+    }
+    const semi = value.indexOf(';');
+    if (semi < 0) return;
+    const what = value.slice(0, semi);
+    const colon = value.indexOf(':', semi);
+    const collection = (colon < 0 ? value.slice(semi + 1) : value.slice(semi + 1, colon)).toUpperCase();
+    const selectorText = colon < 0 ? undefined : value.slice(colon + 1).toLowerCase();
+    const target: Target = { collection, selector: selectorText, count: false };
+    if (name === 'ruleremovetargetbyid') this.#removedTargets.push({ id: Number(what), target });
+    else this.#removedTargets.push({ tag: what, target });
+  }
+
+  #removed(rule: Rule): boolean {
+    for (const [lo, hi] of this.#removedIds) if (rule.id >= lo && rule.id <= hi) return true;
+    if (this.#removedTags.size > 0) for (const tag of rule.tags) if (this.#removedTags.has(tag)) return true;
+    return false;
+  }
+
+  /** Runs one phase; true when a rule denied the request. */
+  run(list: (Rule | Marker)[]): boolean {
+    for (let i = 0; i < list.length && !this.#stopped; i++) {
+      const item = list[i] as Rule | Marker;
+      if (isMarker(item) || this.#removed(item)) continue;
+      if (!this.#chainMatches(item)) continue;
+      if (item.log && isDetection(item.id)) this.matched.push(item.id);
+      if (item.disruptive === 'deny') return true;
+      if (item.disruptive === 'allow') {
+        this.#stopped = true;
+        return false;
+      }
+      if (item.skipAfter !== undefined) i = markerIndex(list, item.skipAfter);
+    }
+    return false;
+  }
+}
+
+/** Inspects one request with the rule set. */
+export function inspect(rules: RuleSet, req: WafRequest, settings: WafSettings): Verdict {
+  const started = performance.now();
+  const t = new Transaction(requestCollections(req, started), settings);
+  let denied = false;
+  for (const phase of [1, 2]) {
+    denied = t.run(rules.phases.get(phase) ?? []);
+    if (denied) break;
+  }
+  return { denied, score: t.score, matched: t.matched };
+}

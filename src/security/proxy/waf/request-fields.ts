@@ -1,0 +1,177 @@
+// A request as ModSecurity's variables see it: collections of named values (ARGS, REQUEST_HEADERS,
+// REQUEST_COOKIES, FILES, ...) and single values (REQUEST_URI, REQUEST_METHOD, ...), all byte strings
+// (latin1: one character per byte, as ModSecurity's C strings). Query and urlencoded bodies are
+// URL-decoded once, as ModSecurity does; JSON bodies are flattened to `json.a.b` names, arrays to
+// `json.list.array_0`; multipart bodies give their fields to ARGS_POST and file names to FILES.
+
+export interface Field {
+  /** The name within its collection (`q` of ARGS:q); '' for a single value. */
+  name: string;
+  value: string;
+}
+
+/** What the WAF needs of a request. */
+export interface WafRequest {
+  method: string;
+  /** The request target as sent. */
+  url: string;
+  /** `HTTP/1.1`, `HTTP/2.0`. */
+  protocol: string;
+  /** Flat name, value list; names in lower case. */
+  headers: string[];
+  client: string;
+  /** The inspected part of the body (all of it when shorter than the WAF's body limit). */
+  body: Buffer;
+  /** A request id, for UNIQUE_ID. */
+  id: string;
+}
+
+export type Collections = Map<string, Field[]>;
+
+function urlDecodeArg(s: string): string {
+  if (s.indexOf('%') < 0 && s.indexOf('+') < 0) return s;
+  return s.replace(/\+/g, ' ').replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/** `a=1&b=2` as ModSecurity's ARGS: split on `&`, then the first `=`, both sides URL-decoded. */
+function urlencodedArgs(text: string): Field[] {
+  const out: Field[] = [];
+  if (text === '') return out;
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    out.push(eq < 0 ? { name: urlDecodeArg(pair), value: '' } : { name: urlDecodeArg(pair.slice(0, eq)), value: urlDecodeArg(pair.slice(eq + 1)) });
+  }
+  return out;
+}
+
+/** UTF-16 text (JSON's) back to its UTF-8 bytes as a byte string. */
+const utf8Bytes = (s: string): string => Buffer.from(s, 'utf8').toString('latin1');
+
+/** At most this deep: JSON nested deeper is not walked further (its text is still in REQUEST_BODY). */
+const maxJsonDepth = 32;
+
+function flattenJson(value: unknown, name: string, out: Field[], depth: number): void {
+  if (depth > maxJsonDepth) return;
+  if (Array.isArray(value)) {
+    value.forEach((item: unknown, i) => flattenJson(item, `${name}.array_${String(i)}`, out, depth + 1));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) flattenJson(item, `${name}.${utf8Bytes(key)}`, out, depth + 1);
+  } else if (typeof value === 'string') out.push({ name, value: utf8Bytes(value) });
+  else out.push({ name, value: typeof value === 'number' || typeof value === 'boolean' ? String(value) : '' });
+}
+
+interface MultipartParts {
+  args: Field[];
+  files: Field[];
+  partHeaders: Field[];
+}
+
+/** A multipart/form-data body's parts: fields to ARGS, files' names to FILES (their content is not inspected). */
+function multipart(body: string, boundary: string): MultipartParts {
+  const parts: MultipartParts = { args: [], files: [], partHeaders: [] };
+  const delimiter = `--${boundary}`;
+  const pieces = body.split(delimiter);
+  for (const piece of pieces.slice(1)) {
+    if (piece.startsWith('--')) break;
+    const headEnd = piece.indexOf('\r\n\r\n');
+    if (headEnd < 0) continue;
+    const head = piece.slice(0, headEnd);
+    let content = piece.slice(headEnd + 4);
+    if (content.endsWith('\r\n')) content = content.slice(0, -2);
+    const disposition = /content-disposition:[^\r\n]*/i.exec(head)?.[0] ?? '';
+    const name = /\bname="([^"]*)"/i.exec(disposition)?.[1] ?? /\bname=([^;\s]+)/i.exec(disposition)?.[1] ?? '';
+    const filename = /\bfilename="([^"]*)"/i.exec(disposition)?.[1] ?? /\bfilename=([^;\s]+)/i.exec(disposition)?.[1];
+    for (const line of head.split('\r\n')) if (line !== '') parts.partHeaders.push({ name, value: line });
+    if (filename === undefined) parts.args.push({ name, value: content });
+    else parts.files.push({ name, value: filename });
+  }
+  return parts;
+}
+
+/** `a=1; b=2` as REQUEST_COOKIES. */
+function cookies(header: string): Field[] {
+  const out: Field[] = [];
+  for (const part of header.split(';')) {
+    const trimmed = part.trim();
+    if (trimmed === '') continue;
+    const eq = trimmed.indexOf('=');
+    out.push(eq < 0 ? { name: trimmed, value: '' } : { name: trimmed.slice(0, eq), value: trimmed.slice(eq + 1) });
+  }
+  return out;
+}
+
+const one = (value: string): Field[] => [{ name: '', value }];
+const names = (fields: Field[]): Field[] => fields.map((f) => ({ name: f.name, value: f.name }));
+
+/** The body's processor and what it found; a body that does not parse as its type leaves REQBODY_ERROR set. */
+function bodyArgs(contentType: string, body: string): { processor: string; args: Field[]; parts: MultipartParts | undefined; error: boolean } {
+  const type = contentType.toLowerCase();
+  if (type.startsWith('application/x-www-form-urlencoded')) return { processor: 'URLENCODED', args: urlencodedArgs(body), parts: undefined, error: false };
+  if (/^application\/(?:[a-z0-9.+-]*\+)?json/.test(type)) {
+    const args: Field[] = [];
+    try {
+      flattenJson(JSON.parse(Buffer.from(body, 'latin1').toString('utf8')), 'json', args, 0);
+      return { processor: 'JSON', args, parts: undefined, error: false };
+    } catch {
+      return { processor: 'JSON', args, parts: undefined, error: true };
+    }
+  }
+  const boundary = /^multipart\/form-data.*;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  if (boundary !== null) {
+    const parts = multipart(body, boundary[1] ?? boundary[2] ?? '');
+    return { processor: 'MULTIPART', args: parts.args, parts, error: false };
+  }
+  return { processor: '', args: [], parts: undefined, error: false };
+}
+
+/** Every variable of a request the rules may read, but TX and the MATCHED_* ones (the engine's). */
+export function requestCollections(req: WafRequest, startedAt: number): Collections {
+  const c: Collections = new Map();
+  const query = req.url.indexOf('?');
+  const rawPath = query < 0 ? req.url : req.url.slice(0, query);
+  const queryString = query < 0 ? '' : req.url.slice(query + 1);
+  const headers: Field[] = [];
+  for (let i = 0; i < req.headers.length; i += 2) headers.push({ name: req.headers[i] ?? '', value: req.headers[i + 1] ?? '' });
+  const header = (name: string): string => headers.filter((h) => h.name === name).map((h) => h.value).join(name === 'cookie' ? '; ' : ', ');
+  const cookieFields = cookies(header('cookie'));
+  const get = urlencodedArgs(queryString);
+  const body = req.body.toString('latin1');
+  const parsed = bodyArgs(header('content-type'), body);
+  const args = [...get, ...parsed.args];
+  // The path from its origin-form: an absolute-form target (http://host/path) is reduced to its path.
+  const path = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.test(rawPath) ? rawPath.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '') || '/' : rawPath;
+  c.set('ARGS', args);
+  c.set('ARGS_NAMES', names(args));
+  c.set('ARGS_GET', get);
+  c.set('ARGS_GET_NAMES', names(get));
+  c.set('ARGS_POST', parsed.args);
+  c.set('ARGS_POST_NAMES', names(parsed.args));
+  c.set('ARGS_COMBINED_SIZE', one(String(args.reduce((n, a) => n + a.name.length + a.value.length, 0))));
+  c.set('REQUEST_HEADERS', headers);
+  c.set('REQUEST_HEADERS_NAMES', names(headers));
+  c.set('REQUEST_COOKIES', cookieFields);
+  c.set('REQUEST_COOKIES_NAMES', names(cookieFields));
+  c.set('REQUEST_METHOD', one(req.method));
+  c.set('REQUEST_PROTOCOL', one(req.protocol));
+  c.set('REQUEST_URI', one(req.url));
+  c.set('REQUEST_URI_RAW', one(req.url));
+  c.set('REQUEST_LINE', one(`${req.method} ${req.url} ${req.protocol}`));
+  c.set('REQUEST_FILENAME', one(path));
+  c.set('REQUEST_BASENAME', one(path.slice(path.lastIndexOf('/') + 1)));
+  c.set('QUERY_STRING', one(queryString));
+  c.set('REQUEST_BODY', one(body));
+  c.set('REQUEST_BODY_LENGTH', one(String(req.body.length)));
+  c.set('REQBODY_PROCESSOR', one(parsed.processor));
+  c.set('REQBODY_ERROR', one(parsed.error ? '1' : '0'));
+  c.set('FILES', parsed.parts?.files ?? []);
+  c.set('FILES_NAMES', names(parsed.parts?.files ?? []));
+  c.set('FILES_COMBINED_SIZE', one('0'));
+  c.set('MULTIPART_PART_HEADERS', parsed.parts?.partHeaders ?? []);
+  c.set('REMOTE_ADDR', one(req.client));
+  c.set('UNIQUE_ID', one(req.id));
+  c.set('DURATION', one(String(Math.round((performance.now() - startedAt) * 1000))));
+  // Persistent collections (IP reputation, sessions) and XML: none kept, so nothing to read.
+  for (const empty of ['XML', 'IP', 'GLOBAL', 'SESSION', 'USER', 'GEO', 'RESOURCE']) c.set(empty, []);
+  return c;
+}
