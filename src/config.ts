@@ -91,6 +91,8 @@ export interface Config {
   wafAnomalyThreshold: number;
   /** Bytes of a request body the WAF inspects (held before forwarding). */
   wafBodyLimit: number;
+  /** Milliseconds of inspection one request may cost; past it the request is refused. */
+  wafBudgetMs: number;
   /** Managed certificates (ssl_type "le") through ACME. */
   acme: boolean;
   acmeDirectory: string;
@@ -388,6 +390,12 @@ export const settings = {
     description: 'Bytes of a request body the WAF inspects (k/m suffixes), held until its verdict; the rest streams to the origin uninspected',
     default: '128k',
   },
+  wafBudget: {
+    env: 'EDGEPLANE_WAF_BUDGET',
+    flag: 'waf-budget',
+    description: 'How long (ms, or with an ms/s suffix) inspecting one request may take; a request that needs longer is refused as the WAF refuses an attack (crafted inputs can make rules slow)',
+    default: '100ms',
+  },
   acme: {
     env: 'EDGEPLANE_ACME',
     flag: 'acme',
@@ -660,6 +668,7 @@ export function loadConfig(
     wafParanoia: check('wafParanoia', (v) => integerIn(v, 1, 4), 1),
     wafAnomalyThreshold: check('wafAnomalyThreshold', (v) => integerIn(v, 1, 10_000), 5),
     wafBodyLimit: check('wafBodyLimit', (v) => sizeIn(v, 1024, 16 * 1024 * 1024), 128 * 1024),
+    wafBudgetMs: check('wafBudget', (v) => millisecondsIn(v, 1, 60_000), 100),
     // Never on by accident: without a directory of its own choosing, an operator turns it on.
     acme: check('acme', parseFlag, given('acmeDirectory')),
     acmeDirectory: check('acmeDirectory', parseHttpsUrl, acmeDirectoryDefault),

@@ -76,7 +76,7 @@ export function proxySettings(config: Config): ProxySettings {
       maxBodySize: config.proxyMaxBodySize,
     },
     redisUrl: config.redisUrl,
-    waf: { crsDir: config.wafCrsDir, mode: config.wafMode, paranoia: config.wafParanoia, threshold: config.wafAnomalyThreshold, bodyLimit: config.wafBodyLimit },
+    waf: { crsDir: config.wafCrsDir, mode: config.wafMode, paranoia: config.wafParanoia, threshold: config.wafAnomalyThreshold, bodyLimit: config.wafBodyLimit, budgetMs: config.wafBudgetMs },
     attack: {
       minRate: config.proxyAttackMinRate,
       rateFactor: config.proxyAttackRateFactor,

@@ -11,6 +11,8 @@ export interface WafSettings {
   paranoia: number;
   /** tx.inbound_anomaly_score_threshold. */
   threshold: number;
+  /** Milliseconds the inspection may take: past them it stops, and the request is denied. */
+  budgetMs: number;
 }
 
 export interface Verdict {
@@ -20,6 +22,8 @@ export interface Verdict {
   score: number;
   /** Detection rules that matched (not the scoring rules), in order. */
   matched: number[];
+  /** Denied because the inspection ran out of its budget (crafted input making the rules slow). */
+  exhausted: boolean;
 }
 
 const isMarker = (item: Rule | Marker): item is Marker => 'marker' in item;
@@ -259,9 +263,19 @@ class Transaction {
     return false;
   }
 
-  /** Runs one phase; true when a rule denied the request. */
-  run(list: (Rule | Marker)[]): boolean {
+  /** The inspection ran past its deadline. */
+  exhausted = false;
+
+  /**
+   * Runs one phase; true when a rule denied the request, or the clock passed `deadline` (looked at
+   * every 8 rules: a clock read per rule would cost more than most rules).
+   */
+  run(list: (Rule | Marker)[], deadline: number): boolean {
     for (let i = 0; i < list.length && !this.#stopped; i++) {
+      if ((i & 7) === 0 && performance.now() > deadline) {
+        this.exhausted = true;
+        return true;
+      }
       const item = list[i] as Rule | Marker;
       if (isMarker(item) || this.#removed(item)) continue;
       if (!this.#chainMatches(item)) continue;
@@ -281,10 +295,11 @@ class Transaction {
 export function inspect(rules: RuleSet, req: WafRequest, settings: WafSettings): Verdict {
   const started = performance.now();
   const t = new Transaction(requestCollections(req, started), settings);
+  const deadline = started + settings.budgetMs;
   let denied = false;
   for (const phase of [1, 2]) {
-    denied = t.run(rules.phases.get(phase) ?? []);
+    denied = t.run(rules.phases.get(phase) ?? [], deadline);
     if (denied) break;
   }
-  return { denied, score: t.score, matched: t.matched };
+  return { denied, score: t.score, matched: t.matched, exhausted: t.exhausted };
 }
