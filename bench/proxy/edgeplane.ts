@@ -87,6 +87,8 @@ export interface EdgeplaneProxyOptions {
   nodeArgs?: string[];
   /** Automatic mitigation at its defaults (docs/proxy.md); off by default here. */
   mitigation?: boolean;
+  /** Further settings (`EDGEPLANE_*`), listed in the description printed with the figures. */
+  env?: Record<string, string>;
 }
 
 function answers(port: number, host: string): Promise<number> {
@@ -114,6 +116,7 @@ export async function startEdgeplaneProxy(options: EdgeplaneProxyOptions): Promi
     // Automatic mitigation off unless asked for: wrk from one address is an attack to it (it sheds
     // it, 429), and nginx has nothing of the kind to compare with.
     ...(options.mitigation === true ? {} : { EDGEPLANE_PROXY_ATTACK_MIN_RATE: '100000000' }),
+    ...options.env,
   };
   const args = [...(options.nodeArgs ?? []), path.join(root, 'src/main.ts'), 'serve'];
   const child = spawnPinned(process.execPath, args, options.cpus, env);
@@ -135,7 +138,7 @@ export async function startEdgeplaneProxy(options: EdgeplaneProxyOptions): Promi
       httpsPort: options.httpsPort,
       description:
         `edgeplane ${edgeplaneVersion()} on Node ${process.version}: EDGEPLANE_ROLES=proxy (a process of its own; the API created the resources and stopped), ` +
-        `EDGEPLANE_PROXY_WORKERS=${options.workers}, EDGEPLANE_PROXY_ACCESS_LOG=0, automatic mitigation ${options.mitigation === true ? "on" : "off"}, log level warn, SQLite store${options.cpus === undefined ? '' : `, CPUs ${options.cpus}`}${options.nodeArgs?.length ? `, node ${options.nodeArgs.join(' ')}` : ''}`,
+        `EDGEPLANE_PROXY_WORKERS=${options.workers}, EDGEPLANE_PROXY_ACCESS_LOG=0, automatic mitigation ${options.mitigation === true ? 'on' : 'off'}, ${Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}, `).join('')}log level warn, SQLite store${options.cpus === undefined ? '' : `, CPUs ${options.cpus}`}${options.nodeArgs?.length ? `, node ${options.nodeArgs.join(' ')}` : ''}`,
       log,
       hasExited: () => hasExited(child),
       stop,

@@ -4,11 +4,10 @@
 // is Node's own http, in a process of its own (this file is also its entry point) run at a raised
 // priority when the bench may raise it: on 2 busy cores, a client waiting for a core would
 // otherwise measure the scheduler rather than the proxy.
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { sleep } from '../api/server.ts';
 import { percentiles } from '../api/load.ts';
-import { findProgram } from '../dns/server.ts';
+import { clientMain, runClientProcess } from './client-process.ts';
 
 export interface PacedOptions {
   port: number;
@@ -94,30 +93,13 @@ export function mergePaced(results: PacedResult[]): PacedResult {
   return figures(results.flatMap((r) => r.samplesMs), refused, results.reduce((sum, r) => sum + r.failures, 0));
 }
 
-/** nice(1) value of the client process when running as root; others cannot raise a priority. */
-const raisedNice = -10;
-
-export const clientPriority = (): string => (process.getuid?.() === 0 ? `nice ${raisedNice}` : 'normal priority');
-
-/** Runs `pacedClient` in a child process (at nice -10 as root) and returns its figures. */
+/** Runs `pacedClient` in a process of its own (at nice -10 as root) and returns its figures. */
 export async function pacedClientProcess(options: PacedOptions): Promise<PacedResult> {
-  const node = [process.execPath, import.meta.filename, JSON.stringify(options)];
-  const [file, args] = process.getuid?.() === 0 ? [findProgram('nice') ?? 'nice', ['-n', String(raisedNice), ...node]] : [node[0]!, node.slice(1)];
-  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (exitCode) => resolve({ code: exitCode, stdout: out, stderr: err }));
-  });
-  if (code !== 0) throw new Error(`the legitimate client failed (exit ${String(code)}): ${stderr.slice(0, 2000)}`);
-  const parsed = JSON.parse(stdout) as Omit<PacedResult, 'refused'> & { refused: [number, number][] };
+  const parsed = await runClientProcess<Omit<PacedResult, 'refused'> & { refused: [number, number][] }>(import.meta.filename, options, { raised: true });
   return { ...parsed, refused: new Map(parsed.refused) };
 }
 
-if (import.meta.main) {
-  const result = await pacedClient(JSON.parse(process.argv[2]!) as PacedOptions);
-  process.stdout.write(JSON.stringify({ ...result, refused: [...result.refused] }));
-}
+if (import.meta.main) await clientMain(async (options: PacedOptions) => {
+  const result = await pacedClient(options);
+  return { ...result, refused: [...result.refused] };
+});

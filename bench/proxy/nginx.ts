@@ -113,8 +113,11 @@ export function nginxVersion(): string {
   return /nginx\/(\S+)/.exec(stderr)?.[1] ?? '?';
 }
 
-/** The static origin: one nginx worker answering `return 200` on the three origin ports. */
-export function startOrigin(ports: OriginPorts, cpus: string | undefined): Promise<ProxyServer> {
+/**
+ * The static origin: one nginx worker answering `return 200` on the three origin ports, and with a
+ * `statusPort` its `stub_status` there (flood-many.ts counts the requests that reached the origin).
+ */
+export function startOrigin(ports: OriginPorts, cpus: string | undefined, statusPort?: number): Promise<ProxyServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'origin-proxy-bench-'));
   const server = (port: number, body: string) => `  server { listen 127.0.0.1:${port} backlog=4096; location / { return 200 "${body.replace('\n', '\\n')}"; } }`;
   const config = [
@@ -125,6 +128,7 @@ export function startOrigin(ports: OriginPorts, cpus: string | undefined): Promi
     server(ports.primary, originBodies.primary),
     server(ports.secondary, originBodies.secondary),
     server(ports.backup, originBodies.backup),
+    ...(statusPort === undefined ? [] : [`  server { listen 127.0.0.1:${statusPort}; location / { stub_status; } }`]),
     '}',
     '',
   ].join('\n');
@@ -168,6 +172,7 @@ function resourceBlocks(resource: BenchResource): string[] {
     const key = checks ? `$${r}_limit_key` : '$binary_remote_addr';
     lines.push(`  limit_req_zone ${key} zone=${r}:10m rate=${resource.rule.value}r/s;`);
   }
+  if (resource.connectionsPerClient !== undefined) lines.push(`  limit_conn_zone $binary_remote_addr zone=${r}_connections:10m;`);
   return lines;
 }
 
@@ -184,6 +189,7 @@ function serverBlock(resource: BenchResource, httpPort: number, httpsPort: numbe
     '    location / {',
     ...(checks ? [`      if ($${r}_refused) { return 403; }`] : []),
     ...(resource.rule === undefined ? [] : [`      limit_req zone=${r} burst=${resource.rule.value} nodelay;`]),
+    ...(resource.connectionsPerClient === undefined ? [] : [`      limit_conn ${r}_connections ${resource.connectionsPerClient};`]),
     `      proxy_pass http://${r};`,
     '    }',
     '  }',
@@ -216,6 +222,8 @@ export function startNginxProxy(options: NginxProxyOptions): Promise<ProxyServer
     // nginx 1.22 offers TLS 1.2 only unless told (1.23.4 added 1.3 to the default); Node offers both.
     '  ssl_protocols TLSv1.2 TLSv1.3;',
     '  limit_req_status 429;',
+    '  limit_conn_status 429;',
+    '  limit_conn_log_level info;',
     '  limit_req_log_level info;',
     `  geoip2 ${defaultCountryDb} { $bench_country country_code; }`,
     // What a proxy tells the origin, as edgeplane does: the client's host, address and scheme.

@@ -27,6 +27,11 @@ export interface BenchResource {
   countries: string[];
   /** One rule for any method and any path (`*`, `*`), or none. */
   rule: BenchRule | undefined;
+  /**
+   * Connections one client address may hold (nginx's `limit_conn`; edgeplane's is the operator's
+   * EDGEPLANE_PROXY_MAX_CONNECTIONS_PER_CLIENT, set by flood-many.ts); undefined: no such limit.
+   */
+  connectionsPerClient?: number;
 }
 
 /** Where the shared origin listens: two primaries and a backup, all answering the same `return 200`. */
