@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sleep } from '../api/server.ts';
 import { edgeplaneVersion } from '../dns/edgeplane.ts';
-import { findProgram } from '../dns/server.ts';
+import { benchCpus, findProgram, requirePrerequisites } from '../dns/server.ts';
 import { fmt, printTable } from '../dns/table.ts';
 import { makeCertificate } from '../proxy/certificate.ts';
 import { createResources, resourceBody, startEdgeplaneProxy } from '../proxy/edgeplane.ts';
@@ -83,16 +83,10 @@ function missingPrerequisites(): string | undefined {
   ].join('\n');
 }
 
-const missing = missingPrerequisites();
-if (missing !== undefined) {
-  console.error(missing);
-  process.exit(1);
-}
+requirePrerequisites(missingPrerequisites());
 
 // The subjects on CPU 0; wrk and the origin on CPU 1 (the corpus client, this process, anywhere).
-const cores = os.availableParallelism();
-const proxyCpus = cores >= 2 ? '0' : undefined;
-const clientCpus = cores >= 2 ? '1' : undefined;
+const { serverCpus: proxyCpus, clientCpus } = benchCpus();
 
 const hosts = { on: 'waf-on.bench.example', off: 'waf-off.bench.example' };
 const progress = (line: string) => process.stderr.write(`${line}\n`);
@@ -125,7 +119,7 @@ interface Subject {
 
 try {
   console.log(`edgeplane WAF benchmark — ${new Date().toISOString()}`);
-  console.log(`machine: ${cores} cores (${os.cpus()[0]?.model.trim() ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; Node ${process.version}; edgeplane ${edgeplaneVersion()}`);
+  console.log(`machine: ${os.availableParallelism()} cores (${os.cpus()[0]?.model.trim() ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; Node ${process.version}; edgeplane ${edgeplaneVersion()}`);
 
   progress(`corpus: CRS regression tests from ${crsSource} (${flags['crs-rev']})`);
   const corpus = loadCrsCorpus(crsSource, flags['crs-rev'], path.join(tmp, 'crs'), hosts.on);
