@@ -22,7 +22,7 @@ import { startNginxProxy, startOrigin } from './nginx.ts';
 import { startNodeFloor } from './node-floor.ts';
 import { summariseProfiles, type Window } from './profile.ts';
 import { allResources, benchResources, benchNames, type BenchResources } from './resources.ts';
-import { freePort, missingPrerequisites, useHosts, type ProxyServer } from './server.ts';
+import { benchRun, freePort, missingPrerequisites, useHosts, type ProxyServer } from './server.ts';
 import { benchCpus, requirePrerequisites } from '../dns/server.ts';
 
 const allScenarios = ['1', '2', '3', '4', '4r', '5'];
@@ -88,15 +88,7 @@ requirePrerequisites(missingPrerequisites());
 const { serverCpus: proxyCpus, clientCpus } = benchCpus();
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-proxy-bench-'));
-// nginx workers drop root for `nobody`, which must reach the configuration's files.
-fs.chmodSync(tmp, 0o755);
-const running = new Set<ProxyServer>();
-const cleanup = async () => {
-  await Promise.allSettled([...running].map((s) => s.stop()));
-  fs.rmSync(tmp, { recursive: true, force: true });
-};
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().then(() => process.exit(130)));
+const { tmp, running, cleanup } = benchRun('edgeplane-proxy-bench-');
 
 interface Scenario {
   id: string;

@@ -19,7 +19,7 @@ import { createResources, resourceBody, startEdgeplaneProxy } from '../proxy/edg
 import { cpuMicrosPerRequest, requestsPerSecond, wrk, type LoadRun } from '../proxy/load-run.ts';
 import { startOrigin } from '../proxy/nginx.ts';
 import type { BenchResource } from '../proxy/resources.ts';
-import { freePort, type ProxyServer } from '../proxy/server.ts';
+import { benchRun, freePort, type ProxyServer } from '../proxy/server.ts';
 import { crsRulesDir, crsVersion, modulesDir, ruleIdsByRequest, startApache } from './apache.ts';
 import { benignBytes, benignRequests } from './benign-corpus.ts';
 import { loadCrsCorpus, type CorpusRequest } from './crs-corpus.ts';
@@ -90,14 +90,7 @@ const { serverCpus: proxyCpus, clientCpus } = benchCpus();
 
 const hosts = { on: 'waf-on.bench.example', off: 'waf-off.bench.example' };
 const progress = (line: string) => process.stderr.write(`${line}\n`);
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-waf-bench-'));
-fs.chmodSync(tmp, 0o755);
-const running = new Set<ProxyServer>();
-const cleanup = async () => {
-  await Promise.allSettled([...running].map((s) => s.stop()));
-  fs.rmSync(tmp, { recursive: true, force: true });
-};
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().then(() => process.exit(130)));
+const { tmp, running, cleanup } = benchRun('edgeplane-waf-bench-');
 
 const detected = (o: Outcome) => 'status' in o && o.status === 403;
 const passed = (o: Outcome) => 'status' in o && o.status < 400;
