@@ -16,7 +16,7 @@ import { EdgeplaneApi, edgeplaneVersion, startEdgeplane, supportsDnsWorkers } fr
 import { startKnot, type ZoneSource } from './knot.ts';
 import { startPowerDns } from './powerdns.ts';
 import { binaryQueryFile, defaultMix, generateQueries, subnets, type Query } from './queries.ts';
-import { missingPrerequisites, type DnsServer } from './server.ts';
+import { benchCpus, missingPrerequisites, requirePrerequisites, type DnsServer } from './server.ts';
 import { fmt, printTable, row } from './table.ts';
 import { benchZone, countRecords, geodnsRrset, hasPickers, kindOf, zoneLines } from './zone.ts';
 import { measureEdgeplaneLoad, measureKnotLoad, prepareLoad, settleS, type LoadFigures } from './zone-load.ts';
@@ -60,17 +60,12 @@ if (
   process.exit(2);
 }
 
-const missing = missingPrerequisites();
-if (missing !== undefined) {
-  console.error(missing);
-  process.exit(1);
-}
+requirePrerequisites(missingPrerequisites());
 
 // Pinning: with one worker each, the server gets CPU 0 (all its threads) and dnsperf CPU 1, so the
 // two never compete for a core; "all workers" pins nothing.
 const cores = os.availableParallelism();
-const serverCpus = cores >= 2 ? '0' : undefined;
-const clientCpus = cores >= 2 ? '1' : undefined;
+const { serverCpus, clientCpus } = benchCpus();
 const allWorkers = Math.max(2, cores);
 const workersSupported = supportsDnsWorkers();
 

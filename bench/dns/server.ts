@@ -4,6 +4,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { terminate, watchLog, type ProcessLog } from '../api/server.ts';
 import { waitForSoa } from './dns-client.ts';
@@ -158,4 +159,21 @@ export async function startReference(options: ReferenceStart): Promise<DnsServer
     await stop();
     throw new Error(`${options.name} did not start: ${e instanceof Error ? e.message : String(e)}\n${text}`, { cause: e });
   }
+}
+
+/** Exits 1 after printing what is missing (a prerequisite check's text), when something is. */
+export function requirePrerequisites(missing: string | undefined): void {
+  if (missing === undefined) return;
+  console.error(missing);
+  process.exit(1);
+}
+
+/**
+ * Where a bench pins its processes on a machine of two cores or more: the server under test (all
+ * its threads) on CPU 0, the load tools (and origins) on CPU 1, so they never compete for a core;
+ * nothing pinned on one core.
+ */
+export function benchCpus(): { serverCpus: string | undefined; clientCpus: string | undefined } {
+  const pinned = os.availableParallelism() >= 2;
+  return { serverCpus: pinned ? '0' : undefined, clientCpus: pinned ? '1' : undefined };
 }

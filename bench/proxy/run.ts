@@ -23,7 +23,8 @@ import { startNginxProxy, startOrigin } from './nginx.ts';
 import { startNodeFloor } from './node-floor.ts';
 import { summariseProfiles, type Window } from './profile.ts';
 import { allResources, benchResources, benchNames, type BenchResources } from './resources.ts';
-import { freePort, missingPrerequisites, useHosts, type ProxyServer } from './server.ts';
+import { benchRun, freePort, missingPrerequisites, useHosts, type ProxyServer } from './server.ts';
+import { benchCpus, requirePrerequisites } from '../dns/server.ts';
 
 const allScenarios = ['1', '2', '3', '4', '4r', '5'];
 /** Scenarios only for --cpu-prof-scenarios: `5f`, the flood alone (what the proxy's refusals cost). */
@@ -81,28 +82,14 @@ if (
   process.exit(2);
 }
 
-const missing = missingPrerequisites();
-if (missing !== undefined) {
-  console.error(missing);
-  process.exit(1);
-}
+requirePrerequisites(missingPrerequisites());
 
 // The proxy (all its threads or processes) on CPU 0; the load tools and the origin on CPU 1, so the
 // proxy never competes with them for its core.
-const cores = os.availableParallelism();
-const proxyCpus = cores >= 2 ? '0' : undefined;
-const clientCpus = cores >= 2 ? '1' : undefined;
+const { serverCpus: proxyCpus, clientCpus } = benchCpus();
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-proxy-bench-'));
-// nginx workers drop root for `nobody`, which must reach the configuration's files.
-fs.chmodSync(tmp, 0o755);
-const running = new Set<ProxyServer>();
-const cleanup = async () => {
-  await Promise.allSettled([...running].map((s) => s.stop()));
-  fs.rmSync(tmp, { recursive: true, force: true });
-};
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().then(() => process.exit(130)));
+const { tmp, running, cleanup } = benchRun('edgeplane-proxy-bench-');
 
 interface Scenario {
   id: string;
@@ -279,7 +266,7 @@ async function profileRun(start: (nodeArgs: string[]) => Promise<ProxyServer>, s
 
 try {
   console.log(`edgeplane protection proxy benchmark — ${new Date().toISOString()}`);
-  console.log(`machine: ${cores} cores (${os.cpus()[0]?.model.trim() ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; Node ${process.version}`);
+  console.log(`machine: ${os.availableParallelism()} cores (${os.cpus()[0]?.model.trim() ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; Node ${process.version}`);
   if (subject === 'edgeplane') console.log(`edgeplane ${edgeplaneVersion()}`);
 
   const taken = new Set<number>();

@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import type { ProcessLog } from '../api/server.ts';
 import { findProgram } from '../dns/server.ts';
@@ -109,4 +110,24 @@ export function loadToolCommand(program: string, args: string[], cpus: string | 
   if (hostsFile === undefined) return [pinned[0]!, pinned.slice(1)];
   const quoted = pinned.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
   return [findProgram('unshare') ?? 'unshare', ['--mount', 'sh', '-c', `mount --bind '${hostsFile}' /etc/hosts && exec ${quoted}`]];
+}
+
+/** A bench run's scratch directory and the servers it started, stopped (and the directory removed) by `cleanup` or a signal. */
+export interface BenchRun {
+  tmp: string;
+  running: Set<ProxyServer>;
+  cleanup: () => Promise<void>;
+}
+
+export function benchRun(prefix: string): BenchRun {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  // nginx workers drop root for `nobody`, which must reach the configuration's files.
+  fs.chmodSync(tmp, 0o755);
+  const running = new Set<ProxyServer>();
+  const cleanup = async () => {
+    await Promise.allSettled([...running].map((s) => s.stop()));
+    fs.rmSync(tmp, { recursive: true, force: true });
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().then(() => process.exit(130)));
+  return { tmp, running, cleanup };
 }

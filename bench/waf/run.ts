@@ -12,14 +12,14 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sleep } from '../api/server.ts';
 import { edgeplaneVersion } from '../dns/edgeplane.ts';
-import { findProgram } from '../dns/server.ts';
+import { benchCpus, findProgram, requirePrerequisites } from '../dns/server.ts';
 import { fmt, printTable } from '../dns/table.ts';
 import { makeCertificate } from '../proxy/certificate.ts';
 import { createResources, resourceBody, startEdgeplaneProxy } from '../proxy/edgeplane.ts';
 import { cpuMicrosPerRequest, requestsPerSecond, wrk, type LoadRun } from '../proxy/load-run.ts';
 import { startOrigin } from '../proxy/nginx.ts';
 import type { BenchResource } from '../proxy/resources.ts';
-import { freePort, type ProxyServer } from '../proxy/server.ts';
+import { benchRun, freePort, type ProxyServer } from '../proxy/server.ts';
 import { crsRulesDir, crsVersion, modulesDir, ruleIdsByRequest, startApache } from './apache.ts';
 import { benignBytes, benignRequests } from './benign-corpus.ts';
 import { loadCrsCorpus, type CorpusRequest } from './crs-corpus.ts';
@@ -83,27 +83,14 @@ function missingPrerequisites(): string | undefined {
   ].join('\n');
 }
 
-const missing = missingPrerequisites();
-if (missing !== undefined) {
-  console.error(missing);
-  process.exit(1);
-}
+requirePrerequisites(missingPrerequisites());
 
 // The subjects on CPU 0; wrk and the origin on CPU 1 (the corpus client, this process, anywhere).
-const cores = os.availableParallelism();
-const proxyCpus = cores >= 2 ? '0' : undefined;
-const clientCpus = cores >= 2 ? '1' : undefined;
+const { serverCpus: proxyCpus, clientCpus } = benchCpus();
 
 const hosts = { on: 'waf-on.bench.example', off: 'waf-off.bench.example' };
 const progress = (line: string) => process.stderr.write(`${line}\n`);
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-waf-bench-'));
-fs.chmodSync(tmp, 0o755);
-const running = new Set<ProxyServer>();
-const cleanup = async () => {
-  await Promise.allSettled([...running].map((s) => s.stop()));
-  fs.rmSync(tmp, { recursive: true, force: true });
-};
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().then(() => process.exit(130)));
+const { tmp, running, cleanup } = benchRun('edgeplane-waf-bench-');
 
 const detected = (o: Outcome) => 'status' in o && o.status === 403;
 const passed = (o: Outcome) => 'status' in o && o.status < 400;
@@ -125,7 +112,7 @@ interface Subject {
 
 try {
   console.log(`edgeplane WAF benchmark — ${new Date().toISOString()}`);
-  console.log(`machine: ${cores} cores (${os.cpus()[0]?.model.trim() ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; Node ${process.version}; edgeplane ${edgeplaneVersion()}`);
+  console.log(`machine: ${os.availableParallelism()} cores (${os.cpus()[0]?.model.trim() ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; Node ${process.version}; edgeplane ${edgeplaneVersion()}`);
 
   progress(`corpus: CRS regression tests from ${crsSource} (${flags['crs-rev']})`);
   const corpus = loadCrsCorpus(crsSource, flags['crs-rev'], path.join(tmp, 'crs'), hosts.on);
