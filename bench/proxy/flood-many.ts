@@ -16,7 +16,7 @@ import { percentiles } from '../api/load.ts';
 import { sleep } from '../api/server.ts';
 import { edgeplaneVersion } from '../dns/edgeplane.ts';
 import { fmt, printTable } from '../dns/table.ts';
-import { findProgram } from '../dns/server.ts';
+import { benchCpus, findProgram, requirePrerequisites } from '../dns/server.ts';
 import { browsersProcess, browserAddress, type PageLoad } from './browser-clients.ts';
 import { makeCertificate } from './certificate.ts';
 import { clientPriority } from './client-process.ts';
@@ -25,7 +25,7 @@ import { monitor, sample, type MonitorSample } from './flood-monitor.ts';
 import { floodProcess, heavyAddress, sourceAddress, type FloodResult } from './flood-sources.ts';
 import { startNginxProxy, startOrigin } from './nginx.ts';
 import { benchNames, benchResources } from './resources.ts';
-import { freePort, nginxModule, type ProxyServer } from './server.ts';
+import { benchRun, freePort, nginxModule, type ProxyServer } from './server.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -60,23 +60,25 @@ if (
   browserCount > 250 ||
   // edgeplane learns a resource's usual rate over its first five seconds of traffic.
   calmS < 6 ||
+  // The origin's rate is judged from the flood's 5th second on (detectionS below).
+  floodS < 10 ||
   // A user must stay under the limits the flood's heavy sources meet (a page load is up to three requests).
   (browserRate / browserCount) * 3 > rateLimit ||
   !subjects.every((s) => ['edgeplane', 'nginx'].includes(s))
 ) {
   console.error(
-    'usage: node bench/proxy/flood-many.ts [--calm 10 (≥ 6)] [--flood 20] [--sources 1000] [--source-rate 10] [--heavy 4] [--heavy-connections 16]\n' +
+    'usage: node bench/proxy/flood-many.ts [--calm 10 (≥ 6)] [--flood 20 (≥ 10)] [--sources 1000] [--source-rate 10] [--heavy 4] [--heavy-connections 16]\n' +
       '                                    [--browsers 10] [--browser-rate 50] [--rate-limit 20] [--connection-limit 8] [--subjects edgeplane,nginx]\n' +
       'each browser (--browser-rate ÷ --browsers page loads/s, up to 3 requests each) must stay under --rate-limit.',
   );
   process.exit(2);
 }
 
-const missing = ['nginx', 'taskset'].filter((p) => findProgram(p) === undefined);
-if (missing.length > 0 || nginxModule() === undefined) {
-  console.error('The flood bench needs nginx with its GeoIP2 module (the reference proxy loads it) and taskset:\n  apt-get install -y nginx libnginx-mod-http-geoip2 util-linux');
-  process.exit(1);
-}
+requirePrerequisites(
+  ['nginx', 'taskset'].every((p) => findProgram(p) !== undefined) && nginxModule() !== undefined
+    ? undefined
+    : 'The flood bench needs nginx with its GeoIP2 module (the reference proxy loads it) and taskset:\n  apt-get install -y nginx libnginx-mod-http-geoip2 util-linux',
+);
 
 // Targets (issue 13) and the bounds this bench sets.
 const successTarget = 0.99;
@@ -88,19 +90,10 @@ const rssGrowthBoundKiB = 100 * 1024;
 
 // The proxies on CPU 0; the origin and the flood on CPU 1; the browsers at a raised priority on either.
 const cores = os.availableParallelism();
-const proxyCpus = cores >= 2 ? '0' : undefined;
-const loadCpus = cores >= 2 ? '1' : undefined;
+const { serverCpus: proxyCpus, clientCpus: loadCpus } = benchCpus();
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-flood-bench-'));
-// nginx workers drop root for `nobody`, which must reach the configuration's files.
-fs.chmodSync(tmp, 0o755);
-const running = new Set<ProxyServer>();
-const cleanup = async () => {
-  await Promise.allSettled([...running].map((s) => s.stop()));
-  fs.rmSync(tmp, { recursive: true, force: true });
-};
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().then(() => process.exit(130)));
+const { tmp, running, cleanup } = benchRun('edgeplane-flood-bench-');
 
 interface SubjectFigures {
   server: ProxyServer;
