@@ -127,7 +127,8 @@ describe('proxy WAF (Core Rule Set)', { skip: !haveCrs && `no Core Rule Set in $
 
   test('a body past the inspected size reaches the origin whole; an attack within it is refused', async () => {
     const big = Buffer.alloc(5 * 1024 * 1024, 'a');
-    const whole = await ask(service, 'waf.example', '/big', { method: 'POST', headers: { ...browser, 'content-type': 'application/octet-stream' }, body: big });
+    // A content type CRS allows (its 3.3.4 policy, rule 920420, refuses application/octet-stream, as ModSecurity does).
+    const whole = await ask(service, 'waf.example', '/big', { method: 'POST', headers: { ...browser, 'content-type': 'text/xml' }, body: big });
     assert.equal(whole.status, 200);
     assert.equal(received.get('/big'), big.length);
     // Chunked (no declared length), past the 16 KiB inspected: streamed whole too.

@@ -4,7 +4,7 @@
 // the inbound score reaches the threshold. What the request matched (ids and categories) comes back
 // for the log and the metrics.
 import { requestCollections, type Collections, type Field, type WafRequest } from './request-fields.ts';
-import type { Marker, Rule, RuleSet, Target } from './rule-set.ts';
+import type { Marker, Rule, RuleSet, SetVar, Target } from './rule-set.ts';
 
 export interface WafSettings {
   /** tx.paranoia_level (1–4). */
@@ -27,6 +27,18 @@ export interface Verdict {
 }
 
 const isMarker = (item: Rule | Marker): item is Marker => 'marker' in item;
+
+/** A setvar naming what one match found (`%{tx.0}`…, `%{matched_var}`): it runs at each match, not once per rule. */
+const namesAMatch = /%\{(?:tx\.\d|matched_var)/i;
+const perMatchOf = new WeakMap<Rule, SetVar[]>();
+function perMatchSetVars(rule: Rule): SetVar[] {
+  let found = perMatchOf.get(rule);
+  if (found === undefined) {
+    found = rule.setvars.filter((v) => namesAMatch.test(v.name) || namesAMatch.test(v.value));
+    perMatchOf.set(rule, found);
+  }
+  return found;
+}
 
 /** Where each marker is in a phase's list: skipAfter goes on past it. */
 const markerIndexes = new WeakMap<(Rule | Marker)[], Map<string, number>>();
@@ -189,6 +201,9 @@ class Transaction {
             else this.#tx.delete(String(i));
           }
         }
+        // What names this match (a capture, the matched variable) is set now, for each match, as
+        // ModSecurity 2 does: CRS's 920450 records every header name this way for its chained rule.
+        for (const v of perMatchSetVars(rule)) this.#setVar(v);
         break;
       }
     }
@@ -218,16 +233,19 @@ class Transaction {
   }
 
   #act(rule: Rule): void {
-    for (const v of rule.setvars) {
-      const name = this.expand(v.name).toLowerCase();
-      if (v.op === '!') this.#tx.delete(name);
-      else if (v.op === '=') this.#tx.set(name, this.expand(v.value));
-      else {
-        const delta = integer(this.expand(v.value));
-        this.#tx.set(name, String(integer(this.#tx.get(name)) + (v.op === '+' ? delta : -delta)));
-      }
-    }
+    const perMatch = perMatchSetVars(rule);
+    for (const v of rule.setvars) if (!perMatch.includes(v)) this.#setVar(v);
     for (const { name, value } of rule.ctls) this.#control(name, value);
+  }
+
+  #setVar(v: SetVar): void {
+    const name = this.expand(v.name).toLowerCase();
+    if (v.op === '!') this.#tx.delete(name);
+    else if (v.op === '=') this.#tx.set(name, this.expand(v.value));
+    else {
+      const delta = integer(this.expand(v.value));
+      this.#tx.set(name, String(integer(this.#tx.get(name)) + (v.op === '+' ? delta : -delta)));
+    }
   }
 
   #control(name: string, value: string): void {
