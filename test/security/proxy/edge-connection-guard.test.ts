@@ -173,6 +173,19 @@ describe('connection caps', () => {
     }
   });
 
+  test('an upgraded connection (WebSocket) gives its place back when it closes', async () => {
+    // The edge's upgrade handler closes the socket it is handed: the place must come back all the same.
+    const edge = await startEdge({ maxPerClient: 1 });
+    try {
+      const upgrade = 'GET / HTTP/1.1\r\nHost: site.example\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n';
+      for (let i = 0; i < 3; i++) assert.equal((await raw(edge.port, { pieces: [upgrade], localAddress: '127.0.0.6' })).closed, true);
+      await waitFor(() => edge.guard.connections === 0);
+      assert.equal(clientIn((await raw(edge.port, { pieces: [get], localAddress: '127.0.0.6' })).received), '127.0.0.6', 'served: the upgrades gave their places back');
+    } finally {
+      await edge.close();
+    }
+  });
+
   test('behind a load balancer: its clients are capped, each IPv6 client by /64, not the balancer\'s own address', async () => {
     const edge = await startEdge({ proxyProtocol: true, maxPerClient: 2 });
     try {

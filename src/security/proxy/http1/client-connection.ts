@@ -86,11 +86,7 @@ class ClientConnection implements BodySource, AnswerSink, Timed {
     this.#options = options;
     this.deadline = performance.now() + options.limits.headerTimeoutMs;
     options.clock.add(this);
-    socket.on('data', (chunk: Buffer) => this.#data(chunk));
-    socket.on('drain', () => this.#response?.emit('drain'));
-    socket.on('end', () => this.#end());
-    socket.on('error', () => socket.destroy());
-    socket.on('close', () => this.#closed());
+    socket.on('data', this.#onData).on('drain', this.#onDrain).on('end', this.#onEnd).on('error', this.#onError).on('close', this.#onClose);
     socket.resume();
   }
 
@@ -281,6 +277,14 @@ class ClientConnection implements BodySource, AnswerSink, Timed {
     this.#close();
   }
 
+  // This connection's own listeners on its socket: an upgrade takes them off, and only them (the
+  // connection guard's stay: they count the connection until it closes).
+  readonly #onData = (chunk: Buffer) => this.#data(chunk);
+  readonly #onDrain = () => this.#response?.emit('drain');
+  readonly #onEnd = () => this.#end();
+  readonly #onError = () => this.#socket.destroy();
+  readonly #onClose = () => this.#closed();
+
   /** The client ended its side: an answer under way is still written, then the connection closes. */
   #end(): void {
     this.#ended = true;
@@ -314,16 +318,12 @@ class ClientConnection implements BodySource, AnswerSink, Timed {
     }
   }
 
-  /** The socket leaves this connection (an upgrade): none of its listeners or timers stay. */
+  /** The socket leaves this connection (an upgrade): none of this connection's listeners or timers stay. */
   #handOver(): void {
     this.#state = closed;
     this.#options.clock.delete(this);
     const socket = this.#socket;
-    socket.removeAllListeners('data');
-    socket.removeAllListeners('drain');
-    socket.removeAllListeners('end');
-    socket.removeAllListeners('close');
-    socket.removeAllListeners('error');
+    socket.off('data', this.#onData).off('drain', this.#onDrain).off('end', this.#onEnd).off('error', this.#onError).off('close', this.#onClose);
     socket.pause();
   }
 }
