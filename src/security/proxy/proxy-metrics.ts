@@ -125,26 +125,24 @@ export function proxyMetrics(registry: Registry): ProxyMetrics {
     registers: [registry],
   });
   let attackStates: () => Iterable<AttackState> = () => [];
-  new Gauge({
-    name: 'edgeplane_proxy_under_attack',
-    help: 'Proxy threads whose automatic mitigation is on for the resource (it is under attack: docs/proxy.md)',
-    labelNames: ['resource'] as const,
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const state of attackStates()) this.set({ resource: String(state.resource) }, state.underAttack ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: 'edgeplane_proxy_attack_threshold_rps',
-    help: 'Requests a second to the resource at which automatic mitigation engages now, summed over the proxy threads (each watches its own connections)',
-    labelNames: ['resource'] as const,
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const state of attackStates()) this.set({ resource: String(state.resource) }, state.threshold);
-    },
-  });
+  /** A gauge by resource read from the attack watches when scraped. */
+  const attackGauge = (name: string, help: string, value: (state: AttackState) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['resource'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const state of attackStates()) this.set({ resource: String(state.resource) }, value(state));
+      },
+    });
+  attackGauge('edgeplane_proxy_under_attack', 'Proxy threads whose automatic mitigation is on for the resource (it is under attack: docs/proxy.md)', (s) => (s.underAttack ? 1 : 0));
+  attackGauge(
+    'edgeplane_proxy_attack_threshold_rps',
+    'Requests a second to the resource at which automatic mitigation engages now, summed over the proxy threads (each watches its own connections)',
+    (s) => s.threshold,
+  );
   return {
     attackStates(read) {
       attackStates = read;
