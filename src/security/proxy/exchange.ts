@@ -30,6 +30,18 @@ export function headerValue(req: ProxyRequest, name: string): string | undefined
   return Array.isArray(value) ? value.join(name === 'cookie' ? '; ' : ', ') : value;
 }
 
+/**
+ * Whether a body follows the request's head: HTTP/1.x by its framing (Content-Length or chunked),
+ * HTTP/2 unless its stream ended with its headers.
+ */
+export function requestHasBody(req: ProxyRequest): boolean {
+  if (req instanceof ClientRequest) return req.hasBody;
+  const stream = h2Stream(req);
+  if (stream !== undefined) return !stream.endAfterHeaders;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /** An HTTP/2 request's stream (node:http2's compatibility request has one); undefined for HTTP/1.x. */
 export function h2Stream(req: ProxyRequest): ServerHttp2Stream | undefined {
   return (req as { stream?: ServerHttp2Stream }).stream;

@@ -38,9 +38,7 @@ export function hostOf(authority: string | undefined): string {
  * closed after the answer, so that a client streaming a body we refused cannot keep feeding it.
  */
 function unreadBody(req: ProxyRequest): boolean {
-  if (req.complete) return false;
-  if (req instanceof ClientRequest) return req.hasBody;
-  return false;
+  return req instanceof ClientRequest && req.hasBody && !req.complete;
 }
 
 /** Appends headers to a flat name, value list. */
@@ -147,7 +145,7 @@ interface Started {
   at: number;
   /** Its connection's bytes written before it (HTTP/1: one answer at a time); -1: not counted (HTTP/2). */
   written: number;
-  /** Its connection: node:http may have let go of it (req.socket null) by the time the request is finished. */
+  /** Its connection, for the bytes written (HTTP/2's request lets go of its session's socket once the stream is done). */
   socket: Socket;
 }
 

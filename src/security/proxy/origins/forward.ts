@@ -7,7 +7,7 @@
 // than given a truncated answer as a whole one.
 import type { Readable } from 'node:stream';
 import { BodyRefused, limitBody } from '../body-limit.ts';
-import { h2Stream, type Exchange, type ProxyRequest, type ProxyResponse } from '../exchange.ts';
+import { h2Stream, requestHasBody, type Exchange, type ProxyRequest, type ProxyResponse } from '../exchange.ts';
 import { ClientRequest } from '../http1/client-request.ts';
 import type { ProxyLimits } from '../server-limits.ts';
 import { clientResponseHeaders, originRequestHead, originTarget, ownAnswerHeaders } from './forwarded-headers.ts';
@@ -54,9 +54,8 @@ function declaredBody(req: ProxyRequest): number {
     const head = req.head;
     return head.chunked ? -2 : head.contentLength > 0 ? head.contentLength : -1;
   }
-  const stream = h2Stream(req);
+  if (!requestHasBody(req)) return -1;
   const length = req.headers['content-length'];
-  if (stream === undefined ? req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0') : stream.endAfterHeaders) return -1;
   if (length === undefined) return -2;
   return /^\d{1,15}$/.test(length) ? Number(length) : -3;
 }

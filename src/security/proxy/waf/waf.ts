@@ -5,7 +5,7 @@
 // forwarded with the finding logged (`log` mode).
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { h2Stream, type Answer, type StepExchange, type StepResult } from '../exchange.ts';
+import { requestHasBody, type Answer, type StepExchange, type StepResult } from '../exchange.ts';
 import { ClientRequest } from '../http1/client-request.ts';
 import type { ProxyLimits } from '../server-limits.ts';
 import { inspect } from './engine.ts';
@@ -87,14 +87,6 @@ function headerList(exchange: StepExchange): string[] {
   return out;
 }
 
-/** Whether a body follows the head. */
-function hasBody(exchange: StepExchange): boolean {
-  const req = exchange.req;
-  if (req instanceof ClientRequest) return req.hasBody;
-  const stream = h2Stream(req);
-  return stream !== undefined && !stream.endAfterHeaders && !req.complete;
-}
-
 export class Waf {
   readonly #rules: RuleSet;
   readonly #options: WafOptions;
@@ -108,7 +100,7 @@ export class Waf {
 
   /** The step's work: synchronous for a request without a body, else once its first bytes are held. */
   check(exchange: StepExchange): StepResult | Promise<StepResult> {
-    if (!hasBody(exchange)) return this.#verdict(exchange, Buffer.alloc(0));
+    if (!requestHasBody(exchange.req)) return this.#verdict(exchange, Buffer.alloc(0));
     return holdBody(exchange.req, this.#limits, this.#options.bodyLimit).then(
       (held) => {
         const result = this.#verdict(exchange, held.prefix);
