@@ -6,7 +6,7 @@ import type { Step } from './exchange.ts';
 import { AttackWatch, defaultAttackOptions } from './mitigation/attack-watch.ts';
 import { compileOrigins, type OriginSet } from './origins/origin-set.ts';
 import type { ResourcePolicy } from './policy.ts';
-import { policySteps, underAttackGuards } from './steps/policy-steps.ts';
+import { compiledSteps } from './steps/policy-steps.ts';
 import type { AttackState } from './proxy-metrics.ts';
 import type { ThreadDeps } from './thread-deps.ts';
 import { secureContextOf } from './tls/secure-contexts.ts';
@@ -100,8 +100,9 @@ export class HostTable {
   }
 
   #compile(policy: ResourcePolicy, attack: AttackWatch | undefined): ServedResource {
-    const steps = policySteps(policy, this.#deps);
-    const stepsUnderAttack = { guards: underAttackGuards(policy, this.#deps), rewrites: steps.rewrites };
+    const { guards, rewrites, guardsUnderAttack } = compiledSteps(policy, this.#deps);
+    const steps = { guards, rewrites };
+    const stepsUnderAttack = { guards: guardsUnderAttack, rewrites };
     return { policy, steps, stepsUnderAttack, origins: compileOrigins(policy, this.#deps), secureContext: secureContextOf(policy), attack: attack ?? this.#watch(policy.id) };
   }
 

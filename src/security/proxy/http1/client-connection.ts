@@ -131,7 +131,7 @@ class ClientConnection implements BodySource, AnswerSink, Timed {
     if (this.#state === closed) return;
     if (this.#state === busy) {
       if (this.#request?.complete === false) {
-        this.#body(chunk, 0);
+        this.#body(chunk);
         return;
       }
       this.#hold(chunk);
@@ -211,20 +211,20 @@ class ClientConnection implements BodySource, AnswerSink, Timed {
     }
     if (rest !== undefined) {
       if (request.complete) this.#buffer = rest;
-      else this.#body(rest, 0);
+      else this.#body(rest);
     }
     if (head.expectContinue && !request.complete) request.once('resume', () => this.#continue(request));
     this.#options.handlers.request(request, response);
   }
 
   /** Feeds body bytes to the current request; what follows its end waits for the next request. */
-  #body(chunk: Buffer, from: number): void {
+  #body(chunk: Buffer): void {
     const request = this.#request;
     if (request === undefined) return;
     let next: number;
     if (this.#decoder !== undefined) {
       try {
-        next = this.#decoder.push(chunk, from);
+        next = this.#decoder.push(chunk);
       } catch (error) {
         if (!(error instanceof ChunkedError)) throw error;
         this.#badBody(request, error);
@@ -232,10 +232,9 @@ class ClientConnection implements BodySource, AnswerSink, Timed {
       }
       if (this.#decoder.done) this.#bodyEnded(request);
     } else {
-      const take = Math.min(this.#bodyLeft, chunk.length - from);
-      this.#bodyLeft -= take;
-      next = from + take;
-      this.#push(request, from === 0 && take === chunk.length ? chunk : chunk.subarray(from, next));
+      next = Math.min(this.#bodyLeft, chunk.length);
+      this.#bodyLeft -= next;
+      this.#push(request, next === chunk.length ? chunk : chunk.subarray(0, next));
       if (this.#bodyLeft === 0) this.#bodyEnded(request);
     }
     if (next < chunk.length) this.#hold(chunk.subarray(next));

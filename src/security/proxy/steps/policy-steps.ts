@@ -22,18 +22,33 @@ import { wwwRedirectStep } from './www-redirect.ts';
 
 const guardCompilers: StepCompiler[] = [hstsStep, whitelistStep, blacklistStep, geoStep, methodsStep, botChallengeStep, testCookieStep, rateRulesStep, wafStep];
 const rewriteCompilers: StepCompiler[] = [httpsRedirectStep, wwwRedirectStep];
-/** Under attack, new clients are challenged whatever service_botprotect says (mitigation/attack-watch.ts). */
-const underAttackCompilers: StepCompiler[] = guardCompilers.map((compiler) => (compiler === botChallengeStep ? botChallenge : compiler));
 
 const compile = (compilers: StepCompiler[], policy: ResourcePolicy, deps: StepDeps): Step[] =>
   compilers.map((compiler) => compiler(policy, deps)).filter((step) => step !== undefined);
 
-/** Throws when an access list holds an entry that is not an address or CIDR (the API never stores one). */
-export function policySteps(policy: ResourcePolicy, deps: StepDeps): { guards: Step[]; rewrites: Step[] } {
-  return { guards: compile(guardCompilers, policy, deps), rewrites: compile(rewriteCompilers, policy, deps) };
+/** A resource's steps, and its guards while it is under attack. */
+export interface CompiledSteps {
+  guards: Step[];
+  rewrites: Step[];
+  /** The same guard steps, with the bot challenge on whatever service_botprotect says (mitigation/attack-watch.ts). */
+  guardsUnderAttack: Step[];
 }
 
-/** The guards while the resource is under attack: the same, with the bot challenge on. */
-export function underAttackGuards(policy: ResourcePolicy, deps: StepDeps): Step[] {
-  return compile(underAttackCompilers, policy, deps);
+/** The steps of a calm resource. Throws when an access list holds an entry that is not an address or CIDR (the API never stores one). */
+export function policySteps(policy: ResourcePolicy, deps: StepDeps): { guards: Step[]; rewrites: Step[] } {
+  const { guards, rewrites } = compiledSteps(policy, deps);
+  return { guards, rewrites };
+}
+
+/** Every step compiled once: the under-attack guards share the others' (a blacklist's tables are built once). */
+export function compiledSteps(policy: ResourcePolicy, deps: StepDeps): CompiledSteps {
+  const guards: Step[] = [];
+  const guardsUnderAttack: Step[] = [];
+  for (const compiler of guardCompilers) {
+    const step = compiler(policy, deps);
+    if (step !== undefined) guards.push(step);
+    const underAttack = step ?? (compiler === botChallengeStep ? botChallenge(policy, deps) : undefined);
+    if (underAttack !== undefined) guardsUnderAttack.push(underAttack);
+  }
+  return { guards, rewrites: compile(rewriteCompilers, policy, deps), guardsUnderAttack };
 }
