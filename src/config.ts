@@ -80,6 +80,10 @@ export interface Config {
   proxyAttackErrorPercent: number;
   proxyAttackHoldSeconds: number;
   proxyAttackShedPercent: number;
+  /** Under attack: every client's ceiling on one resource (0: none), and the share of its rate rules' values that still passes. */
+  proxyAttackClientRate: number;
+  proxyAttackClientBurst: number;
+  proxyAttackRulePercent: number;
   /** A redis:// URL: rate-limit counters shared by every proxy node; undefined: each node counts alone. */
   redisUrl: string | undefined;
   /** The OWASP Core Rule Set's rules directory, read by the proxy for resources with is_waf_enabled. */
@@ -354,6 +358,24 @@ export const settings = {
     flag: 'proxy-attack-shed-percent',
     description: 'Under attack, a client sending more than this percentage of a resource\'s recent requests is refused (429) until mitigation ends',
     default: '5',
+  },
+  proxyAttackClientRate: {
+    env: 'EDGEPLANE_PROXY_ATTACK_CLIENT_RATE',
+    flag: 'proxy-attack-client-rate',
+    description: 'Under attack, every client may send a resource at most this many requests a second (with EDGEPLANE_PROXY_ATTACK_CLIENT_BURST at once); 0: no such ceiling',
+    default: '20',
+  },
+  proxyAttackClientBurst: {
+    env: 'EDGEPLANE_PROXY_ATTACK_CLIENT_BURST',
+    flag: 'proxy-attack-client-burst',
+    description: 'Under attack, the requests a client may send a resource at once before EDGEPLANE_PROXY_ATTACK_CLIENT_RATE applies (a page and its assets)',
+    default: '100',
+  },
+  proxyAttackRulePercent: {
+    env: 'EDGEPLANE_PROXY_ATTACK_RULE_PERCENT',
+    flag: 'proxy-attack-rule-percent',
+    description: 'Under attack, a resource\'s rate rules allow this percentage of their value (rate and burst)',
+    default: '50',
   },
   redisUrl: {
     env: 'EDGEPLANE_REDIS_URL',
@@ -662,6 +684,9 @@ export function loadConfig(
     proxyAttackErrorPercent: check('proxyAttackErrorPercent', (v) => integerIn(v, 1, 100), 50),
     proxyAttackHoldSeconds: check('proxyAttackHold', (v) => durationIn(v, 1, 3600), 30),
     proxyAttackShedPercent: check('proxyAttackShedPercent', (v) => integerIn(v, 1, 100), 5),
+    proxyAttackClientRate: check('proxyAttackClientRate', (v) => integerIn(v, 0, 1_000_000), 20),
+    proxyAttackClientBurst: check('proxyAttackClientBurst', (v) => integerIn(v, 1, 1_000_000), 100),
+    proxyAttackRulePercent: check('proxyAttackRulePercent', (v) => integerIn(v, 1, 100), 50),
     redisUrl: check('redisUrl', parseRedisUrl, undefined),
     wafCrsDir: check('wafCrsDir', (v) => v, '/usr/share/modsecurity-crs/rules'),
     wafMode: check('wafMode', (v) => oneOf(v, ['block', 'log'] as const), 'block'),

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { GeoLookup } from '../../geo/geoip.ts';
 import type { SharedCaps } from '../../net/connection-admission.ts';
+import type { AttackLimits } from './steps/step-deps.ts';
 import type { AttackOptions } from './mitigation/attack-watch.ts';
 import type { OriginOptions } from './origins/origin-set.ts';
 import type { ProxyMetrics } from './proxy-metrics.ts';
@@ -22,6 +23,8 @@ export interface ProxySettings {
   /** Path patterns the bot challenge lets through (APIs); how long its clearance cookie is valid, in seconds. */
   botExemptPaths: string[];
   botClearanceSeconds: number;
+  /** How the rate limits tighten while a resource is under attack (steps/rate-rules.ts). */
+  attackLimits: AttackLimits;
   /** Listeners whose connections start with a PROXY protocol header (connection-guard.ts). */
   proxyProtocol: { http: boolean; https: boolean };
   /** Caps on client connections, with the counters every proxy thread of the process shares. */

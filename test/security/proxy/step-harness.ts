@@ -10,7 +10,7 @@ import { openGeo, type GeoLookup } from '../../../src/geo/geoip.ts';
 import type { Answer, Exchange, Step } from '../../../src/security/proxy/exchange.ts';
 import type { ResourcePolicy } from '../../../src/security/proxy/policy.ts';
 import { localCounters } from '../../../src/security/proxy/rate/local-counters.ts';
-import { policySteps } from '../../../src/security/proxy/steps/policy-steps.ts';
+import { compiledSteps } from '../../../src/security/proxy/steps/policy-steps.ts';
 import type { StepDeps } from '../../../src/security/proxy/steps/step-deps.ts';
 import { settingDefaults, type Settings } from '../../../src/security/resource-input.ts';
 import { selfSignedCertificate } from '../../support/certificates.ts';
@@ -41,7 +41,7 @@ export function testPolicy(changes: PolicyChanges = {}): ResourcePolicy {
 let geo: Promise<GeoLookup> | undefined;
 
 /** The proxy's settings as the steps see them, at their defaults. */
-const defaultSettings: StepDeps['settings'] = { globalWhitelist: [], publicHttpsPort: 443, botExemptPaths: ['/api/*', '/.well-known/*'], botClearanceSeconds: 3600 };
+const defaultSettings: StepDeps['settings'] = { globalWhitelist: [], publicHttpsPort: 443, botExemptPaths: ['/api/*', '/.well-known/*'], botClearanceSeconds: 3600, attackLimits: { clientRate: 20, clientBurst: 100, ruleShare: 0.5 } };
 
 export async function testDeps(changes: Omit<Partial<StepDeps>, 'settings'> & { settings?: Partial<StepDeps['settings']> } = {}): Promise<StepDeps> {
   geo ??= openGeo({});
@@ -87,8 +87,10 @@ async function run(steps: { guards: Step[]; rewrites: Step[] }, exchange: Exchan
 
 let certificate: { crt: string; key: string } | undefined;
 
-export async function startStepServer(policy: ResourcePolicy, deps: StepDeps): Promise<StepServer> {
-  const steps = policySteps(policy, deps);
+/** `underAttack`: the guards automatic mitigation puts in place (bot challenge, tightened rate limits). */
+export async function startStepServer(policy: ResourcePolicy, deps: StepDeps, options: { underAttack?: boolean } = {}): Promise<StepServer> {
+  const compiled = compiledSteps(policy, deps);
+  const steps = { guards: options.underAttack === true ? compiled.guardsUnderAttack : compiled.guards, rewrites: compiled.rewrites };
   const handler = (secure: boolean) => (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = req.url ?? '/';
     const query = url.indexOf('?');

@@ -85,6 +85,35 @@ test('value 0 is unlimited; every matching rule counts in its own bucket', async
   });
 });
 
+test('under attack: every client meets a ceiling (its burst at once, then its rate), rules or not; calm, none', async () => {
+  const deps = await testDeps({ settings: { attackLimits: { clientRate: 5, clientBurst: 3, ruleShare: 0.5 } } });
+  const policy = testPolicy();
+  const besieged = await startStepServer(policy, deps, { underAttack: true });
+  const calm = await startStepServer(policy, deps);
+  try {
+    // /api/* is exempt from the bot challenge mitigation also puts in place, not from the ceiling.
+    assert.deepEqual(await statusesOf(besieged, 4, '/api/items', { client: '192.0.2.1' }), [200, 200, 200, 429]);
+    assert.deepEqual(await statusesOf(besieged, 3, '/api/other', { client: '192.0.2.2' }), [200, 200, 200], 'each client its own bucket');
+    assert.deepEqual(await statusesOf(calm, 10, '/api/items', { client: '192.0.2.1' }), Array(10).fill(200), 'no ceiling while calm');
+    await sleep(210);
+    assert.deepEqual(await statusesOf(besieged, 2, '/api/items', { client: '192.0.2.1' }), [200, 429], 'refilled at 5 a second');
+  } finally {
+    await Promise.all([besieged.close(), calm.close()]);
+  }
+});
+
+test('under attack a rule allows its share of its value; without a ceiling configured, only the rules limit', async () => {
+  const deps = await testDeps({ settings: { attackLimits: { clientRate: 0, clientBurst: 1, ruleShare: 0.5 } } });
+  const policy = testPolicy({ rules: [rule('GET', '/api/limited', 10)] });
+  const besieged = await startStepServer(policy, deps, { underAttack: true });
+  try {
+    assert.deepEqual(await statusesOf(besieged, 6, '/api/limited'), [200, 200, 200, 200, 200, 429], 'half of 10');
+    assert.deepEqual(await statusesOf(besieged, 30, '/api/free'), Array(30).fill(200), 'no ceiling');
+  } finally {
+    await besieged.close();
+  }
+});
+
 test('two resources with the same rules never share a bucket', async () => {
   const deps = await testDeps();
   const first = await startStepServer(testPolicy({ rules: [rule('*', '*', 1)] }), deps);

@@ -13,7 +13,7 @@ import { geoStep } from './geo.ts';
 import { hstsStep } from './hsts.ts';
 import { httpsRedirectStep } from './https-redirect.ts';
 import { methodsStep } from './methods.ts';
-import { rateRulesStep } from './rate-rules.ts';
+import { rateRulesStep, tightenedRateRules } from './rate-rules.ts';
 import type { StepCompiler, StepDeps } from './step-deps.ts';
 import { testCookieStep } from './test-cookie.ts';
 import { wafStep } from './waf.ts';
@@ -26,11 +26,20 @@ const rewriteCompilers: StepCompiler[] = [httpsRedirectStep, wwwRedirectStep];
 const compile = (compilers: StepCompiler[], policy: ResourcePolicy, deps: StepDeps): Step[] =>
   compilers.map((compiler) => compiler(policy, deps)).filter((step) => step !== undefined);
 
+/** A guard's variant under attack, given the calm one (which it may reuse). */
+type UnderAttackCompiler = (policy: ResourcePolicy, deps: StepDeps, calm: Step | undefined) => Step | undefined;
+
+/** The guards that differ while a resource is under attack: the bot challenge whatever the switch says, tighter rate limits. */
+const underAttackVariants = new Map<StepCompiler, UnderAttackCompiler>([
+  [botChallengeStep, (policy, deps, calm) => calm ?? botChallenge(policy, deps)],
+  [rateRulesStep, (policy, deps) => tightenedRateRules(policy, deps)],
+]);
+
 /** A resource's steps, and its guards while it is under attack. */
 export interface CompiledSteps {
   guards: Step[];
   rewrites: Step[];
-  /** The same guard steps, with the bot challenge on whatever service_botprotect says (mitigation/attack-watch.ts). */
+  /** The same guard steps, with the bot challenge on whatever service_botprotect says and the rate limits tightened (mitigation/attack-watch.ts). */
   guardsUnderAttack: Step[];
 }
 
@@ -40,14 +49,15 @@ export function policySteps(policy: ResourcePolicy, deps: StepDeps): { guards: S
   return { guards, rewrites };
 }
 
-/** Every step compiled once: the under-attack guards share the others' (a blacklist's tables are built once). */
+/** Every step compiled once: the under-attack guards share the others' but for their own variants (a blacklist's tables are built once). */
 export function compiledSteps(policy: ResourcePolicy, deps: StepDeps): CompiledSteps {
   const guards: Step[] = [];
   const guardsUnderAttack: Step[] = [];
   for (const compiler of guardCompilers) {
     const step = compiler(policy, deps);
     if (step !== undefined) guards.push(step);
-    const underAttack = step ?? (compiler === botChallengeStep ? botChallenge(policy, deps) : undefined);
+    const variant = underAttackVariants.get(compiler);
+    const underAttack = variant === undefined ? step : variant(policy, deps, step);
     if (underAttack !== undefined) guardsUnderAttack.push(underAttack);
   }
   return { guards, rewrites: compile(rewriteCompilers, policy, deps), guardsUnderAttack };

@@ -24,7 +24,19 @@ export interface StepDeps {
     botExemptPaths: readonly string[];
     /** EDGEPLANE_PROXY_BOT_CLEARANCE: seconds a passed bot challenge's cookie is valid. */
     botClearanceSeconds: number;
+    /** EDGEPLANE_PROXY_ATTACK_CLIENT_RATE/_BURST/_RULE_PERCENT: the limits while under attack. */
+    attackLimits: AttackLimits;
   };
+}
+
+/** How the rate limits tighten while a resource is under attack (mitigation/attack-watch.ts decides when). */
+export interface AttackLimits {
+  /** Every client's requests a second to the resource; 0: no ceiling. */
+  clientRate: number;
+  /** What a client may send at once before `clientRate` applies. */
+  clientBurst: number;
+  /** The share of each rate rule's value (rate and burst) that still passes, 0–1. */
+  ruleShare: number;
 }
 
 /** Compiles one feature of a policy into its step, or nothing when the policy does not use it, so
