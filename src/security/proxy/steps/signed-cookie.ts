@@ -3,10 +3,11 @@
 // for (a client key; a resource and a client key). Nothing is kept per client: any thread or node
 // holding the secret checks a cookie made by any other, and a flood of clients without one costs
 // no memory. Checking one costs a HMAC at most (a keep-alive connection's repeated cookie: nothing).
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { hmacSha256 } from './keyed-mac.ts';
 
 export function cookieMac(secret: Buffer, subject: string, expiry: number): string {
-  return createHmac('sha256', secret).update(`${subject}|${expiry}`).digest('base64url');
+  return hmacSha256(secret, `${subject}|${expiry}`).toString('base64url');
 }
 
 /** The Set-Cookie value of a cookie for `subject` valid `lifetime` seconds from `now`: HttpOnly,
