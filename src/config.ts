@@ -82,6 +82,8 @@ export interface Config {
   proxyAttackShedPercent: number;
   /** Under attack: every client's ceiling on one resource (0: none), and the share of its rate rules' values that still passes. */
   proxyAttackClientRate: number;
+  /** Under attack: how long a shed request waits for its 429 (0: answered at once). */
+  proxyAttackShedDelayMs: number;
   proxyAttackClientBurst: number;
   proxyAttackRulePercent: number;
   /** A redis:// URL: rate-limit counters shared by every proxy node; undefined: each node counts alone. */
@@ -358,6 +360,12 @@ export const settings = {
     flag: 'proxy-attack-shed-percent',
     description: 'Under attack, a client sending more than this percentage of a resource\'s recent requests is refused (429) until mitigation ends',
     default: '5',
+  },
+  proxyAttackShedDelay: {
+    env: 'EDGEPLANE_PROXY_ATTACK_SHED_DELAY',
+    flag: 'proxy-attack-shed-delay',
+    description: 'Under attack, how long a shed request waits for its 429, its connection carrying nothing else meanwhile (seconds, or with an s/m suffix; 0: answered at once)',
+    default: '10',
   },
   proxyAttackClientRate: {
     env: 'EDGEPLANE_PROXY_ATTACK_CLIENT_RATE',
@@ -684,6 +692,7 @@ export function loadConfig(
     proxyAttackErrorPercent: check('proxyAttackErrorPercent', (v) => integerIn(v, 1, 100), 50),
     proxyAttackHoldSeconds: check('proxyAttackHold', (v) => durationIn(v, 1, 3600), 30),
     proxyAttackShedPercent: check('proxyAttackShedPercent', (v) => integerIn(v, 1, 100), 5),
+    proxyAttackShedDelayMs: check('proxyAttackShedDelay', (v) => (v === '0' ? 0 : durationIn(v, 1, 60) * 1000), 10_000),
     proxyAttackClientRate: check('proxyAttackClientRate', (v) => integerIn(v, 0, 1_000_000), 20),
     proxyAttackClientBurst: check('proxyAttackClientBurst', (v) => integerIn(v, 1, 1_000_000), 100),
     proxyAttackRulePercent: check('proxyAttackRulePercent', (v) => integerIn(v, 1, 100), 50),

@@ -64,6 +64,7 @@ export function proxySettings(config: Config): ProxySettings {
     publicHttpsPort: config.proxyHttpsListen.port === 8443 || config.proxyHttpsListen.port === 0 ? 443 : config.proxyHttpsListen.port,
     botExemptPaths: config.proxyBotExemptPaths,
     botClearanceSeconds: config.proxyBotClearanceSeconds,
+    shedDelayMs: config.proxyAttackShedDelayMs,
     attackLimits: { clientRate: config.proxyAttackClientRate, clientBurst: config.proxyAttackClientBurst, ruleShare: config.proxyAttackRulePercent / 100 },
     proxyProtocol: { http: config.proxyHttpProxyProtocol, https: config.proxyHttpsProxyProtocol },
     // Counted once for both listeners and every thread: each call makes fresh counters.

@@ -8,6 +8,7 @@ import type { ListenAddress } from '../../config.ts';
 import { openGeo } from '../../geo/geoip.ts';
 import { HostTable } from './host-table.ts';
 import { AccessLog, type AccessLogDestination } from './access-log.ts';
+import { Tarpit } from './mitigation/tarpit.ts';
 import { ConnectionGuard, connectionClient } from './connection-guard.ts';
 import { http1Serving, httpListener, httpsListener, listenShared } from './listeners.ts';
 import type { ResourcePolicy } from './policy.ts';
@@ -38,6 +39,8 @@ export interface ProxyThreadOptions {
 
 /** Bytes of access log lines a thread holds for a destination that does not keep up, before it drops lines. */
 const accessLogPending = 4 * 1024 * 1024;
+/** Shed requests held at once per thread (each on a connection the caps count); past it, answered at once. */
+const tarpitCapacity = 10_000;
 
 /** What one thread's host table is told: these policies replace theirs, `gone` go; `full`: nothing else stays. */
 export interface PolicyUpdate {
@@ -84,6 +87,7 @@ export async function startProxyServer(options: ProxyThreadOptions): Promise<Pro
     metrics: proxyMetrics(options.metrics),
     logger: options.logger,
     waf: wafOf(options.settings, options.logger),
+    tarpit: new Tarpit(options.settings.shedDelayMs, tarpitCapacity),
   };
   const table = new HostTable(deps);
   deps.metrics.attackStates(() => table.attackStates());
@@ -120,6 +124,7 @@ export async function startProxyServer(options: ProxyThreadOptions): Promise<Pro
   const stop = async () => {
     await Promise.all(guards.map((g) => g.close()));
     for (const serving of http1) serving.stop();
+    deps.tarpit.clear();
     await accessLog?.flushed();
     await table.close();
     await deps.counters.close();

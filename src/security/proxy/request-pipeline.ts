@@ -226,7 +226,8 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
     // Under attack, the heaviest clients go before anything else is spent on them, and new clients meet the bot challenge.
     const underAttack = resource.attack.arrived(started.at);
     if (underAttack && resource.attack.heavy(clientKeyOf(exchange.client))) {
-      refuse(started, shed, resource);
+      // Held first: answered at once, a flood source would ask again at once (mitigation/tarpit.ts).
+      if (!deps.tarpit.hold(() => refuse(started, shed, resource))) refuse(started, shed, resource);
       return;
     }
     const steps = underAttack ? resource.stepsUnderAttack : resource.steps;

@@ -5,6 +5,7 @@ import type { GeoLookup } from '../../geo/geoip.ts';
 import type { SharedCaps } from '../../net/connection-admission.ts';
 import type { AttackLimits } from './steps/step-deps.ts';
 import type { AttackOptions } from './mitigation/attack-watch.ts';
+import type { Tarpit } from './mitigation/tarpit.ts';
 import type { OriginOptions } from './origins/origin-set.ts';
 import type { ProxyMetrics } from './proxy-metrics.ts';
 import type { RateCounters } from './rate/rate-counters.ts';
@@ -25,6 +26,8 @@ export interface ProxySettings {
   botClearanceSeconds: number;
   /** How the rate limits tighten while a resource is under attack (steps/rate-rules.ts). */
   attackLimits: AttackLimits;
+  /** How long a shed request waits for its answer (mitigation/tarpit.ts); 0: answered at once. */
+  shedDelayMs: number;
   /** Listeners whose connections start with a PROXY protocol header (connection-guard.ts). */
   proxyProtocol: { http: boolean; https: boolean };
   /** Caps on client connections, with the counters every proxy thread of the process shares. */
@@ -51,4 +54,6 @@ export interface ThreadDeps {
   logger: Logger;
   /** The thread's WAF, made at the first call (waf/waf.ts). */
   waf: () => Waf | undefined;
+  /** Where the thread's shed requests wait (mitigation/tarpit.ts). */
+  tarpit: Tarpit;
 }
