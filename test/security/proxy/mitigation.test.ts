@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AttackWatch, type AttackPhase } from '../../../src/security/proxy/mitigation/attack-watch.ts';
 import { HeavyHitters } from '../../../src/security/proxy/mitigation/heavy-hitters.ts';
+import { Tarpit } from '../../../src/security/proxy/mitigation/tarpit.ts';
 
 const options = { minRate: 100, rateFactor: 5, errorRatio: 0.5, holdMs: 10_000, shedShare: 0.05 };
 
@@ -39,6 +40,15 @@ describe('attack watch', () => {
     assert.deepEqual(phases, ['under_attack', 'calm']);
     // The attack did not raise the usual rate.
     assert.ok(watch.threshold < 300, `threshold ${String(watch.threshold)}`);
+  });
+
+  test("a flood engages within its first second, as soon as it makes the window's worth at the threshold", () => {
+    const watch = new AttackWatch(options);
+    const now = run(watch, 0, 10, 20);
+    // Learned 20/s: the threshold is max(100, 5 × 20) = 100/s, 500 in five seconds; the four seconds before hold 80.
+    let engagedAt = -1;
+    for (let i = 0; i < 600 && engagedAt < 0; i++) if (watch.arrived(now + 100 + i * 0.5)) engagedAt = i + 1;
+    assert.equal(engagedAt, 420, 'at the 420th request of the second, 310 ms into it');
   });
 
   test('below the minimum rate nothing engages, however steep the jump', () => {
@@ -91,4 +101,26 @@ test('heavy hitters: bounded, and never overstate a client', () => {
   assert.equal(hitters.add('newcomer'), 1, 'a newcomer inherits a count, never a sure one');
   hitters.decay();
   assert.ok(hitters.total < 700);
+});
+
+test('tarpit: each held request runs once its delay has passed, in order; past its capacity, or with no delay, nothing is held', async () => {
+  const tarpit = new Tarpit(60, 3);
+  const ran: string[] = [];
+  const started = performance.now();
+  const times: number[] = [];
+  for (const name of ['a', 'b', 'c']) assert.equal(tarpit.hold(() => { ran.push(name); times.push(performance.now() - started); }), true);
+  assert.equal(tarpit.hold(() => ran.push('d')), false, 'full');
+  assert.equal(tarpit.held, 3);
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  assert.equal(ran.length, 0, 'not before the delay');
+  assert.equal(tarpit.hold(() => ran.push('still full')), false);
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  assert.deepEqual(ran, ['a', 'b', 'c']);
+  assert.ok(times.every((t) => t >= 59), `after 60 ms: ${times.join(', ')}`);
+  assert.equal(tarpit.held, 0);
+  assert.equal(tarpit.hold(() => ran.push('e')), true, 'room again');
+  tarpit.clear();
+  await new Promise((resolve) => setTimeout(resolve, 90));
+  assert.deepEqual(ran, ['a', 'b', 'c'], 'cleared: dropped, never run');
+  assert.equal(new Tarpit(0, 10).hold(() => undefined), false, 'no delay: answered at once');
 });
