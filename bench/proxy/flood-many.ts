@@ -5,7 +5,7 @@
 // the same origin: the users' success rate and latency calm and flooded, what the flood got, the
 // origin's request rate, and the proxy's memory, against issue 13's targets.
 //
-//   node bench/proxy/flood-many.ts [--calm 10] [--flood 20] [--sources 1000] [--source-rate 10]
+//   node bench/proxy/flood-many.ts [--calm 10] [--flood 20] [--sources 1000] [--source-rate 10] [--cpu-prof DIR]
 //
 // Run by hand, never from `npm test`. See bench/proxy/README.md.
 import fs from 'node:fs';
@@ -40,6 +40,7 @@ const { values: flags } = parseArgs({
     'rate-limit': { type: 'string', default: '20' },
     'connection-limit': { type: 'string', default: '8' },
     subjects: { type: 'string', default: 'edgeplane,nginx' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const calmS = Number(flags.calm);
@@ -107,20 +108,25 @@ interface SubjectFigures {
   originFlood: number;
   originSteady: number;
   originPeak: number;
+  /** The proxy's cores busy, calm and from `detectionS` into the flood. */
+  cpuCalm: number;
+  cpuSteady: number;
   rssBeforeKiB: number;
   rssPeakKiB: number;
   rssEndKiB: number;
 }
 
-/** Requests a second between consecutive samples taken within [from, to). */
-function originRates(samples: MonitorSample[], from: number, to: number): number[] {
+/** A counter's rate a second between consecutive samples taken within [from, to). */
+function ratesOf(samples: MonitorSample[], from: number, to: number, counter: (s: MonitorSample) => number): number[] {
   const rates: number[] = [];
   for (let i = 1; i < samples.length; i++) {
     const [a, b] = [samples[i - 1]!, samples[i]!];
-    if (a.atMs >= from && b.atMs <= to) rates.push(((b.originRequests - a.originRequests) * 1000) / (b.atMs - a.atMs));
+    if (a.atMs >= from && b.atMs <= to) rates.push(((counter(b) - counter(a)) * 1000) / (b.atMs - a.atMs));
   }
   return rates;
 }
+const originRates = (samples: MonitorSample[], from: number, to: number) => ratesOf(samples, from, to, (s) => s.originRequests);
+const cpuBusy = (samples: MonitorSample[], from: number, to: number) => ratesOf(samples, from, to, (s) => s.proxyCpuS);
 
 const mean = (values: number[]) => (values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length);
 
@@ -147,6 +153,8 @@ async function measure(server: ProxyServer, statusPort: number, host: string): P
     originFlood: mean(floodRates),
     originSteady: mean(originRates(samples, floodStart + detectionS * 1000, floodEnd)),
     originPeak: Math.max(...floodRates),
+    cpuCalm: mean(cpuBusy(samples, 0, floodStart)),
+    cpuSteady: mean(cpuBusy(samples, floodStart + detectionS * 1000, floodEnd)),
     rssBeforeKiB,
     rssPeakKiB: Math.max(rssBeforeKiB, ...during.map((s) => s.proxyRssKiB)),
     rssEndKiB: samples.at(-1)!.proxyRssKiB,
@@ -186,6 +194,7 @@ try {
       await createResources(dataDir, [resourceBody(resources.flood, cert)]);
       server = await startEdgeplaneProxy({
         dataDir, httpPort, httpsPort, workers: 1, cpus: proxyCpus, readyHost: host, mitigation: true,
+        ...(flags['cpu-prof'] === undefined ? {} : { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(flags['cpu-prof'])}`] }),
         // nginx's limit_conn, as the operator's setting (edgeplane has no per-resource one).
         env: { EDGEPLANE_PROXY_MAX_CONNECTIONS_PER_CLIENT: String(connectionLimit) },
       });
@@ -246,6 +255,7 @@ try {
     ['origin req/s calm', ...cells((f) => fmt.int(f.originCalm))],
     ['origin req/s flooded: mean / peak', ...cells((f) => `${fmt.int(f.originFlood)} / ${fmt.int(f.originPeak)}`)],
     [`origin req/s from ${detectionS} s into the flood`, ...cells((f) => fmt.int(f.originSteady))],
+    [`proxy CPU cores busy calm / from ${detectionS} s into the flood`, ...cells((f) => `${fmt.fixed(2)(f.cpuCalm)} / ${fmt.fixed(2)(f.cpuSteady)}`)],
     ['proxy RSS MiB before / peak / end', ...cells((f) => `${fmt.mib(f.rssBeforeKiB)} / ${fmt.mib(f.rssPeakKiB)} / ${fmt.mib(f.rssEndKiB)}`)],
   ];
   printTable('Flood from many sources', ['', ...figures.map((f) => f.server.name)], rows);

@@ -1,8 +1,9 @@
 // What flood-many.ts watches once a second while a proxy is flooded: the requests that reached the
 // origin (its nginx's stub_status counter: the origin serves the proxy under test alone) and the
-// proxy's resident memory (VmRSS of the process and its descendants: nginx's workers).
+// proxy's resident memory and CPU time (of the process and its descendants: nginx's workers).
 import fs from 'node:fs';
 import http from 'node:http';
+import { cpuSeconds } from '../api/proc-cpu.ts';
 import { memory } from '../dns/server.ts';
 
 export interface MonitorSample {
@@ -11,6 +12,8 @@ export interface MonitorSample {
   /** Requests the origin has served since it started (stub_status's third figure). */
   originRequests: number;
   proxyRssKiB: number;
+  /** utime+stime, seconds. */
+  proxyCpuS: number;
 }
 
 /** stub_status's body: "Active connections: N \n server accepts handled requests\n A H R \n…". */
@@ -62,7 +65,7 @@ export function treeRssKiB(pid: number): number {
 }
 
 export async function sample(statusPort: number, proxyPid: number): Promise<MonitorSample> {
-  return { atMs: Date.now(), originRequests: await originRequests(statusPort), proxyRssKiB: treeRssKiB(proxyPid) };
+  return { atMs: Date.now(), originRequests: await originRequests(statusPort), proxyRssKiB: treeRssKiB(proxyPid), proxyCpuS: cpuSeconds(proxyPid) };
 }
 
 /** Samples every second until `stop()`, which returns them all (a last one taken then). */
