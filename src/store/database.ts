@@ -20,19 +20,17 @@ export interface Store {
 }
 
 
-export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Store {
+/**
+ * `onIdleError`: told when PostgreSQL drops an idle pooled connection (a server restart, an
+ * administrator's terminate, a network cut). The pool discards that connection and the next query
+ * opens another; unheard, the pool's 'error' event would end the process.
+ */
+export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>, onIdleError: (e: Error) => void = () => undefined): Store {
   // COUNT(*) and BIGINT come back from pg as strings; every count we keep fits a JS number.
   pg.types.setTypeParser(pg.types.builtins.INT8, Number);
   const { db, engine } = config.databaseUrl === undefined
     ? { db: openSqliteDb(config.dataDir), engine: 'sqlite' as const }
-    : {
-        db: new Kysely<Tables>({
-          dialect: new PostgresDialect({
-            pool: new pg.Pool({ connectionString: config.databaseUrl, max: 10 }),
-          }),
-        }),
-        engine: 'postgres' as const,
-      };
+    : { db: openPostgresDb(config.databaseUrl, onIdleError), engine: 'postgres' as const };
   return {
     db,
     engine,
@@ -41,6 +39,12 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Stor
     },
     close: () => db.destroy(),
   };
+}
+
+function openPostgresDb(url: string, onIdleError: (e: Error) => void): Db {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  pool.on('error', onIdleError);
+  return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
 }
 
 function openSqliteDb(dataDir: string): Db {
