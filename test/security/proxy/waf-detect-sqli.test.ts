@@ -14,7 +14,7 @@ const attacks: [kind: string, values: string[]][] = [
   ['the rest of the statement commented out', ["admin'--", "admin' #", "admin'/*", "root')--", "' or 1--", '5 or 1#']],
   ['UNION SELECT', ['1 UNION SELECT 1,2,3', '-1 union all select null,version()--', "x' UNION SELECT username, password FROM users--", "foo') UNION ALL select NULL --", '1/*!50000UNION*/SELECT 1']],
   ['stacked statements', ["'; DROP TABLE users; --", '1; drop database shop', "x'; exec master..xp_cmdshell 'dir'--", '1;select pg_sleep(5)', "EmptyValue', '4', '2');declare @q varchar(99)"]],
-  ['time-based: calls that make the database wait', ['sleep(20)', '1 and sleep(5)', "' and benchmark(5000000,md5(1))#", "2010-01-01'+sleep(20.to_i)+'", "2010-01-01' sleep(20.to_i) '", 'x" sleep(10) "', "1' waitfor delay '0:0:5'--", 'IF(1=1,SLEEP(5),0)', '1 or pg_sleep(5)--']],
+  ['time-based: calls that make the database wait', ['sleep(20)', '1 and sleep(5)', "' and benchmark(5000000,md5(1))#", "2010-01-01'+sleep(20.to_i)+'", "2010-01-01' sleep(20.to_i) '", 'x" sleep(10) "', "1' waitfor delay '0:0:5'--", 'IF(1=1,SLEEP(5),0)', '1 or pg_sleep(5)--', '1 and dbms_lock.sleep(5)', "1' AND 1=DBMS_PIPE.RECEIVE_MESSAGE(CHR(99),5)--"]],
   ['subqueries and functions in a condition', ["' AND 1=(SELECT COUNT(*) FROM tabname); --", '1 AND ASCII(SUBSTRING((SELECT password FROM users LIMIT 1),1,1))>64', "' OR 1 IN (SELECT @@version)--", "1'||(select extractvalue(xmltype('<x/>'),'/l'))||'", "1' and 1=convert(int,@@version)--"]],
   ['clauses after the quote', ["1' ORDER BY 3--+", "' GROUP BY columnnames having 1=1 --", "' HAVING 1=1--", "x' AND email IS NULL; --"]],
   ['statements from the start', ['SELECT 6229 FROM(SELECT COUNT(*),CONCAT(0x71,(SELECT (CASE', 'select * from users', 'concat(0x223e,version(),0x3c)', "FROM `t` WHERE CONVERT(`t`.`id` USING utf8) = 'n5' LIMIT"]],
@@ -72,6 +72,18 @@ test('a long value: the string it closes may be long, what follows the quote is 
   assert.equal(detectSqlInjection(prose), undefined);
   assert.equal(detectSqlInjection(`${prose}' or 1=1`), "'Q&n=n");
   assert.ok(detectSqlInjection(`x' or 1=1 -- ${'a'.repeat(100_000)}`) !== undefined);
+});
+
+test('arbitrary bytes: no exception, whatever the quotes, comments and brackets left open', () => {
+  let seed = 42;
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+  const alphabet = ` '"\`()/*-#;=<>|&!@.,0123456789abcdefxORANDselectunion\t\n\u00a0\u00ff`;
+  for (let n = 0; n < 2_000; n++) {
+    let value = '';
+    for (let i = next() % 64; i > 0; i--) value += alphabet[next() % alphabet.length];
+    const found = detectSqlInjection(value);
+    assert.ok(found === undefined || typeof found === 'string');
+  }
 });
 
 test('@detectSQLi as CRS runs it: the shape is the capture (TX:0)', () => {

@@ -129,7 +129,7 @@ define(
 define('sleep benchmark randomblob get_lock extractvalue updatexml', { kind: kWord, call: kDanger });
 define(
   'pg_sleep pg_sleep_for pg_read_file pg_ls_dir lo_import load_file sys_eval sys_exec xp_dirtree xp_regread ' +
-    'receive_message get_host_address get_host_name utl_http dbms_xmlgen',
+    'receive_message get_host_address get_host_name utl_http utl_inaddr dbms_xmlgen dbms_lock dbms_pipe',
   { kind: kWord, call: kDanger, spaced: true },
 );
 // Procedures that run commands, called without parentheses.
@@ -483,7 +483,11 @@ function sameLower(text: string, i: number, j: number, name: string): boolean {
   return true;
 }
 
-/** The table's entry for text[i, j) in any case; a qualified name (`master..xp_cmdshell`) by its last part too. */
+/**
+ * The table's entry for text[i, j) in any case; a qualified name (`master..xp_cmdshell`,
+ * `dbms_lock.sleep`) by its last part or its package too — only for the names no prose or code
+ * shares (`x.sleep(` is a method in many languages).
+ */
 function lookUp(text: string, i: number, j: number): WordKind | undefined {
   if (j - i > maxWordLength || j - i < 2) return undefined;
   const entry = find(text, i, j);
@@ -491,6 +495,7 @@ function lookUp(text: string, i: number, j: number): WordKind | undefined {
   const dot = text.lastIndexOf('.', j - 1);
   if (dot < i) return undefined;
   const last = find(text, dot + 1, j);
-  // `x.sleep(` is a method in many languages: only the names no prose or code shares count so.
-  return last?.spaced === true ? last : undefined;
+  if (last?.spaced === true) return last;
+  const first = find(text, i, text.indexOf('.', i));
+  return first?.spaced === true ? first : undefined;
 }
