@@ -26,6 +26,8 @@ const attacks: [string, string, AskOptions?][] = [
   ['SQL injection', '/item?id=1%20UNION%20SELECT%20username,password%20FROM%20users--'],
   ['SQL injection, comments for spaces and mixed case', '/item?id=1/**/UnIoN/**/SeLeCt/**/password/**/FrOm/**/users'],
   ['SQL injection, double URL-encoded', '/item?id=1%2527%2520OR%2520sleep(5)%2523'],
+  ['SQL injection, the classic tautology (libinjection-style detection, rule 942100)', "/item?id=1%27%20OR%20%271%27%3D%271"],
+  ['SQL injection in a login form: the rest commented out', '/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'user=admin%27--&password=x' }],
   ['SQL injection in a JSON body', '/api/items', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ filter: { name: "x' UNION SELECT password FROM users--" } }) }],
   ['cross-site scripting', '/search?q=%3Cscript%3Ealert(document.cookie)%3C/script%3E'],
   ['cross-site scripting, HTML entities', '/search?q=%26lt%3Bimg%20src%3Dx%20onerror%3Dalert(1)%26gt%3B'],
@@ -45,6 +47,7 @@ const benign: [string, string, AskOptions?][] = [
   ['a JSON body with an apostrophe', '/api/users', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: "Dara O'Brien", bio: "I'm a comedian; it's what I do." }) }],
   ['a form with angle brackets that are no tags', '/calc', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'expr=1+%3C+2+and+3+%3E+2&note=a+%3C%3E+b' }],
   ['a page with a query', '/products?category=shoes&sort=price&page=2'],
+  ['searches with SQL words and apostrophes', "/search?q=rock+%27n%27+roll&also=select+a+size&or=Tom+and+Jerry&n=1+or+2+items"],
 ];
 
 describe('proxy WAF (Core Rule Set)', { skip: !haveCrs && `no Core Rule Set in ${crsDir}` }, () => {
@@ -97,6 +100,13 @@ describe('proxy WAF (Core Rule Set)', { skip: !haveCrs && `no Core Rule Set in $
       assert.equal(open.status, 200, `${name} with the WAF off`);
     });
   }
+
+  test("the tautology 1' OR '1'='1 is found by @detectSQLi (942100), which no regex rule of CRS catches at paranoia 1", async () => {
+    const refused = await ask(service, 'waf.example', "/item?id=1%27%20OR%20%271%27%3D%271", { headers: browser });
+    assert.equal(refused.status, 403);
+    const entry = JSON.parse(await logLine(service, String(refused.headers['x-request-id']))) as { waf: { rules: number[] } };
+    assert.deepEqual(entry.waf.rules, [942100]);
+  });
 
   for (const [name, path, options] of benign) {
     test(`passes: ${name}`, async () => {

@@ -4,8 +4,10 @@
 import { BlockList, isIP } from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
+import { detectHtmlInjection } from './html-injection.ts';
 import { PhraseMatcher } from './phrase-match.ts';
 import { compileRegex } from './regex.ts';
+import { detectSqlInjection } from './sql-injection.ts';
 
 /** Expands the macros of an operator's argument for one request. */
 export type Expand = (text: string) => string;
@@ -132,6 +134,16 @@ export function compileOperator(name: string, arg: string, dataDir: string): Ope
       const list = addressList(arg.split(/[\s,]+/));
       return (value) => (isIP(value) !== 0 && list.check(value, isIP(value) === 6 ? 'ipv6' : 'ipv4') ? [value] : undefined);
     }
+    case 'detectsqli':
+      return (value) => {
+        const shape = detectSqlInjection(value);
+        return shape === undefined ? undefined : [shape];
+      };
+    case 'detectxss':
+      return (value) => {
+        const found = detectHtmlInjection(value);
+        return found === undefined ? undefined : [found];
+      };
     case 'unconditionalmatch':
       return (value) => [value];
     case 'nomatch':

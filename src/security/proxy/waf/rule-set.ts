@@ -1,7 +1,7 @@
 // The Core Rule Set's request rules (phases 1 and 2) compiled from its .conf files, once per
 // process: each SecRule and SecAction into a Rule (chained rules into their head's chain), each
 // SecMarker into a marker skipAfter can jump past. A rule using what the engine does not implement
-// (an operator such as @detectSQLi, a variable such as a persistent collection's) is left out whole,
+// (an operator such as @geoLookup, a variable such as a persistent collection's) is left out whole,
 // chain and all, and named in `skipped`: the loader logs them at start.
 import fs from 'node:fs';
 import path from 'node:path';
