@@ -85,7 +85,7 @@ async function startApi(config: Config, store: Store, logger: Logger, shared: Sh
  * and where its DNS worker threads log; `logger` should write there too.
  */
 export async function startService(config: Config, logger: Logger, output: Writable = process.stdout): Promise<Service> {
-  const store = openStore(config, (e) => logger.warn({ err: e }, 'PostgreSQL dropped an idle connection; the next query opens another'));
+  const store = openStore(config, logger);
   const stops: Stop[] = [() => store.close()];
   // Every part is stopped, the store last, even when one fails to stop: the first failure is thrown after.
   const stopAll = async () => {

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Tables } from './schema.ts';
 import { openSqlite, sqliteDialect } from './sqlite.ts';
@@ -21,16 +22,16 @@ export interface Store {
 
 
 /**
- * `onIdleError`: told when PostgreSQL drops an idle pooled connection (a server restart, an
+ * `logger`: told when PostgreSQL drops an idle pooled connection (a server restart, an
  * administrator's terminate, a network cut). The pool discards that connection and the next query
  * opens another; unheard, the pool's 'error' event would end the process.
  */
-export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>, onIdleError: (e: Error) => void = () => undefined): Store {
+export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>, logger?: Logger): Store {
   // COUNT(*) and BIGINT come back from pg as strings; every count we keep fits a JS number.
   pg.types.setTypeParser(pg.types.builtins.INT8, Number);
   const { db, engine } = config.databaseUrl === undefined
     ? { db: openSqliteDb(config.dataDir), engine: 'sqlite' as const }
-    : { db: openPostgresDb(config.databaseUrl, onIdleError), engine: 'postgres' as const };
+    : { db: openPostgresDb(config.databaseUrl, logger), engine: 'postgres' as const };
   return {
     db,
     engine,
@@ -41,9 +42,9 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>, onIdl
   };
 }
 
-function openPostgresDb(url: string, onIdleError: (e: Error) => void): Db {
+function openPostgresDb(url: string, logger: Logger | undefined): Db {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
-  pool.on('error', onIdleError);
+  pool.on('error', (e) => logger?.warn({ err: e }, 'PostgreSQL dropped an idle connection; the next query opens another'));
   return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
 }
 

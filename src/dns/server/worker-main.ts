@@ -43,7 +43,7 @@ if (port === null) throw new Error('worker-main runs only as a worker thread');
 // Through this thread's stdout stream, which the main thread pipes to the service's output (pino's
 // default destination would write to the process's file descriptor 1 directly).
 const logger = createLogger(data.logLevel, process.stdout);
-const store = openStore({ dataDir: data.dataDir, databaseUrl: data.settings.databaseUrl }, (e) => logger.warn({ err: e }, 'PostgreSQL dropped an idle connection; the next query opens another'));
+const store = openStore({ dataDir: data.dataDir, databaseUrl: data.settings.databaseUrl }, logger);
 // Process-wide metrics (memory, CPU) are the main thread's; a worker counts only its queries.
 const registry = new Registry();
 
