@@ -32,7 +32,7 @@ type UnderAttackCompiler = (policy: ResourcePolicy, deps: StepDeps, calm: Step |
 /** The guards that differ while a resource is under attack: the bot challenge whatever the switch says, tighter rate limits. */
 const underAttackVariants = new Map<StepCompiler, UnderAttackCompiler>([
   [botChallengeStep, (policy, deps, calm) => calm ?? botChallenge(policy, deps)],
-  [rateRulesStep, (policy, deps) => tightenedRateRules(policy, deps)],
+  [rateRulesStep, tightenedRateRules],
 ]);
 
 /** A resource's steps, and its guards while it is under attack. */
