@@ -3,8 +3,12 @@
 // says), SecMarker/skipAfter skip the rules above the paranoia level, and rule 949110 denies once
 // the inbound score reaches the threshold. What the request matched (ids and categories) comes back
 // for the log and the metrics.
+import type { Bits } from './literal-scanner.ts';
+import { hasBit } from './prefilter.ts';
 import { requestCollections, type Collections, type Field, type WafRequest } from './request-fields.ts';
 import type { Marker, Rule, RuleSet, SetVar, Target } from './rule-set.ts';
+import type { TransformStep } from './transform-chains.ts';
+import { triggersIn } from './transform-triggers.ts';
 
 export interface WafSettings {
   /** tx.paranoia_level (1–4). */
@@ -66,10 +70,11 @@ const selects = (selector: Target['selector'], name: string): boolean =>
   selector === undefined || (typeof selector === 'string' ? name.toLowerCase() === selector : selector.test(name));
 
 class Transaction {
+  readonly #rules: RuleSet;
   readonly #collections: Collections;
   readonly #tx = new Map<string, string>();
-  /** Transformed values by transformation chain: the same argument goes through `t:urlDecodeUni` once, not per rule. */
-  readonly #transformed = new Map<string, Map<string, string>>();
+  /** The prefiltered rules that could match this request. */
+  readonly #candidates: Bits;
   #matchedVar = '';
   #matchedVarName = '';
   #matchedVars: Field[] = [];
@@ -80,13 +85,15 @@ class Transaction {
   #stopped = false;
   readonly matched: number[] = [];
 
-  constructor(collections: Collections, settings: WafSettings) {
+  constructor(rules: RuleSet, collections: Collections, settings: WafSettings) {
+    this.#rules = rules;
     this.#collections = collections;
     // What crs-setup.conf sets (rule 900990) and the operator's choices; rule 901 sets CRS's defaults for the rest.
     this.#tx.set('crs_setup_version', '334');
     this.#tx.set('paranoia_level', String(settings.paranoia));
     this.#tx.set('executing_paranoia_level', String(settings.paranoia));
     this.#tx.set('inbound_anomaly_score_threshold', String(settings.threshold));
+    this.#candidates = this.#couldMatch(settings.paranoia);
   }
 
   get score(): number {
@@ -146,82 +153,110 @@ class Transaction {
     return false;
   }
 
-  /** The values a rule reads, with their full names (`ARGS:q`), exclusions and removed targets left out. */
-  #values(rule: Rule): Field[] {
-    const out: Field[] = [];
-    for (const target of rule.targets) {
-      const all = this.#select(target);
-      if (target.count) {
-        out.push({ name: target.collection, value: String(all.length) });
-        continue;
-      }
-      for (const field of all) {
-        if (rule.exclusions.some((x) => x.collection === target.collection && selects(x.selector, field.name))) continue;
-        if (this.#removedTargets.length > 0 && this.#removedTarget(rule, target.collection, field.name)) continue;
-        const name = target.collection === 'MATCHED_VARS' || field.name === '' ? field.name || target.collection : `${target.collection}:${field.name}`;
-        out.push({ name, value: field.value });
-      }
+  /** A field's value through the transformation chain ending at `node`, each step computed once per field. */
+  #transformed(field: Field, node: number): string {
+    if (node === 0) return field.value;
+    const memo = (field.transformed ??= []);
+    let out = memo[node];
+    if (out === undefined) {
+      const step = this.#rules.chains.steps[node] as TransformStep;
+      out = step.apply(this.#transformed(field, step.parent));
+      memo[node] = out;
     }
     return out;
   }
 
-  #transform(rule: Rule, value: string): string {
-    if (rule.transforms.length === 0) return value;
-    let cache = this.#transformed.get(rule.transformKey);
-    if (cache === undefined) {
-      cache = new Map();
-      this.#transformed.set(rule.transformKey, cache);
+  /** The prefiltered rules with one of their literals in one of the values they read (prefilter.ts). */
+  #couldMatch(paranoia: number): Bits {
+    const found = new Uint32Array(this.#rules.prefilter.scanner.words);
+    for (const group of this.#rules.prefilter.groups(paranoia)) {
+      const fields = this.#select(group.target);
+      if (fields.length === 0) continue;
+      for (const { node, rules } of group.chains) {
+        for (const field of fields) {
+          const hits = this.#found(field, node);
+          for (let w = 0; w < found.length; w++) found[w] = (found[w] as number) | ((hits[w] as number) & (rules[w] as number));
+        }
+      }
     }
-    let out = cache.get(value);
-    if (out === undefined) {
-      out = value;
-      for (const t of rule.transforms) out = t(out);
-      cache.set(value, out);
+    return found;
+  }
+
+  /** The prefiltered rules with a literal in a field's value through one transformation chain. */
+  #found(field: Field, node: number): Bits {
+    const memo = (field.found ??= []);
+    let hits = memo[node];
+    if (hits === undefined) {
+      // The scan ignores case: a chain that changes the value in case only finds what the value does.
+      if (node !== 0 && ((field.triggers ??= triggersIn(field.value)) & (this.#rules.chains.steps[node] as TransformStep).triggers) === 0) {
+        hits = this.#found(field, 0);
+        memo[node] = hits;
+        return hits;
+      }
+      const value = this.#transformed(field, node);
+      const parent = (this.#rules.chains.steps[node] as TransformStep).parent;
+      // A step that left the value as it was (the same string back) finds what the step before did.
+      hits = node !== 0 && value === this.#transformed(field, parent) ? this.#found(field, parent) : this.#rules.prefilter.scanner.scan(value);
+      memo[node] = hits;
     }
-    return out;
+    return hits;
+  }
+
+  #excluded(rule: Rule, collection: string, field: Field): boolean {
+    for (const x of rule.exclusions) if (x.collection === collection && selects(x.selector, field.name)) return true;
+    return this.#removedTargets.length > 0 && this.#removedTarget(rule, collection, field.name);
+  }
+
+  /** The value of `field` the rule's operator matched (each transformation's result, with multiMatch), or undefined. */
+  #test(rule: Rule, field: Field): { value: string; captured: string[] } | undefined {
+    if (!rule.multiMatch) {
+      const value = this.#transformed(field, rule.transformNode);
+      const captured = rule.operator(value, this.expand);
+      if ((captured !== undefined) === rule.negated) return undefined;
+      return { value, captured: captured ?? [] };
+    }
+    // multiMatch: the value as it is, then after each transformation that changed it.
+    let previous: string | undefined;
+    for (const node of this.#rules.chains.path(rule.transformNode)) {
+      const value = this.#transformed(field, node);
+      if (value === previous) continue;
+      previous = value;
+      const captured = rule.operator(value, this.expand);
+      if ((captured !== undefined) !== rule.negated) return { value, captured: captured ?? [] };
+    }
+    return undefined;
   }
 
   /** Whether one rule of a chain matches: any of its values (MATCHED_VAR set to the last that did). */
   #ruleMatches(rule: Rule): boolean {
     this.#ruleId = rule.id;
     if (rule.targets.length === 0) return rule.operator('', this.expand) !== undefined !== rule.negated;
-    const values = this.#values(rule);
-    const matchedNow: Field[] = [];
-    for (const field of values) {
-      const candidates = rule.multiMatch ? this.#steps(rule, field.value) : [this.#transform(rule, field.value)];
-      for (const value of candidates) {
-        const captured = rule.operator(value, this.expand);
-        if ((captured !== undefined) === rule.negated) continue;
-        this.#matchedVar = value;
-        this.#matchedVarName = field.name;
-        matchedNow.push({ name: field.name, value });
-        if (rule.capture && captured !== undefined) {
+    let matchedNow: Field[] | undefined;
+    for (const target of rule.targets) {
+      const all = this.#select(target);
+      const fields = target.count ? [{ name: '', value: String(all.length) }] : all;
+      for (const field of fields) {
+        if (!target.count && this.#excluded(rule, target.collection, field)) continue;
+        const match = this.#test(rule, field);
+        if (match === undefined) continue;
+        const name = target.collection === 'MATCHED_VARS' || field.name === '' ? field.name || target.collection : `${target.collection}:${field.name}`;
+        this.#matchedVar = match.value;
+        this.#matchedVarName = name;
+        (matchedNow ??= []).push({ name, value: match.value });
+        if (rule.capture && !rule.negated) {
           for (let i = 0; i < 10; i++) {
-            if (i < captured.length) this.#tx.set(String(i), captured[i] ?? '');
+            if (i < match.captured.length) this.#tx.set(String(i), match.captured[i] ?? '');
             else this.#tx.delete(String(i));
           }
         }
         // What names this match (a capture, the matched variable) is set now, for each match, as
         // ModSecurity 2 does: CRS's 920450 records every header name this way for its chained rule.
         for (const v of perMatchSetVars(rule)) this.#setVar(v);
-        break;
       }
     }
-    if (matchedNow.length === 0) return false;
+    if (matchedNow === undefined) return false;
     this.#matchedVars = matchedNow;
     return true;
-  }
-
-  /** multiMatch: the value after each transformation, each tried by the operator. */
-  #steps(rule: Rule, value: string): string[] {
-    const out = [value];
-    let v = value;
-    for (const t of rule.transforms) {
-      const next = t(v);
-      if (next !== v) out.push(next);
-      v = next;
-    }
-    return out;
   }
 
   /** The rule and its chain match: their actions run, head first. */
@@ -296,6 +331,11 @@ class Transaction {
       }
       const item = list[i] as Rule | Marker;
       if (isMarker(item) || this.#removed(item)) continue;
+      if (item.prefilterBit >= 0 && !hasBit(this.#candidates, item.prefilterBit)) {
+        // It cannot match: as if it had run and not (MATCHED_VARS is per rule).
+        this.#matchedVars = [];
+        continue;
+      }
       if (!this.#chainMatches(item)) continue;
       if (item.log && isDetection(item.id)) this.matched.push(item.id);
       if (item.disruptive === 'deny') return true;
@@ -312,7 +352,7 @@ class Transaction {
 /** Inspects one request with the rule set. */
 export function inspect(rules: RuleSet, req: WafRequest, settings: WafSettings): Verdict {
   const started = performance.now();
-  const t = new Transaction(requestCollections(req, started), settings);
+  const t = new Transaction(rules, requestCollections(req, started), settings);
   const deadline = started + settings.budgetMs;
   let denied = false;
   for (const phase of [1, 2]) {

@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { detectHtmlInjection } from './html-injection.ts';
 import { PhraseMatcher } from './phrase-match.ts';
+import { pcreToJs } from './pcre.ts';
 import { compileRegex } from './regex.ts';
+import { requiredLiterals } from './required-literals.ts';
 import { detectSqlInjection } from './sql-injection.ts';
 
 /** Expands the macros of an operator's argument for one request. */
@@ -76,6 +78,40 @@ function phrasesOf(file: string): string[] {
     .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
+/** The phrases of @pm (its argument) and @pmFromFile (the files its argument names). */
+function phrasesOfOperator(name: string, arg: string, dataDir: string): string[] {
+  return name === 'pm' ? arg.split(/\s+/) : arg.split(/\s+/).flatMap((file) => phrasesOf(path.resolve(dataDir, file)));
+}
+
+/** ASCII letters to lower case, other bytes as they are (what the prefilter's scanner folds). */
+const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+
+/**
+ * Literals one of which `@name arg` cannot match without, in lower case (the prefilter compares
+ * case-insensitively); undefined when there is no such set, or its argument is expanded per request.
+ */
+export function operatorLiterals(name: string, arg: string, dataDir: string): string[] | undefined {
+  if (hasMacro(arg)) return undefined;
+  switch (name.toLowerCase()) {
+    case 'rx':
+      return requiredLiterals(pcreToJs(arg));
+    case 'pm':
+    case 'pmfromfile':
+    case 'pmf': {
+      const phrases = phrasesOfOperator(name.toLowerCase(), arg, dataDir).filter((phrase) => phrase !== '');
+      return phrases.length === 0 ? undefined : phrases.map(asciiLower);
+    }
+    case 'contains':
+    case 'containsword':
+    case 'streq':
+    case 'beginswith':
+    case 'endswith':
+      return arg === '' ? undefined : [asciiLower(arg)];
+    default:
+      return undefined;
+  }
+}
+
 /** Compiles `@name arg`; `dataDir`: where @pmFromFile's files are. */
 export function compileOperator(name: string, arg: string, dataDir: string): Operator {
   switch (name.toLowerCase()) {
@@ -90,8 +126,7 @@ export function compileOperator(name: string, arg: string, dataDir: string): Ope
     case 'pm':
     case 'pmfromfile':
     case 'pmf': {
-      const phrases = name.toLowerCase() === 'pm' ? arg.split(/\s+/) : arg.split(/\s+/).flatMap((file) => phrasesOf(path.resolve(dataDir, file)));
-      const matcher = new PhraseMatcher(phrases);
+      const matcher = new PhraseMatcher(phrasesOfOperator(name.toLowerCase(), arg, dataDir));
       return (value) => {
         const found = matcher.find(value);
         return found === undefined ? undefined : [found];

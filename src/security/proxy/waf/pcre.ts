@@ -180,6 +180,12 @@ export function pcreToJs(pattern: string): string {
         out += `\\x${code.toString(16).padStart(2, '0')}`;
         i = end + 1;
         continue;
+      } else if (e === 'x') {
+        // `\xHH`, up to two hex digits (PCRE): written whole, so that `(?i)` does not take its digits for letters.
+        const hex = /^[0-9a-fA-F]{0,2}/.exec(pattern.slice(i + 2, i + 4))?.[0] ?? '';
+        out += `\\x${parseInt(hex === '' ? '0' : hex, 16).toString(16).padStart(2, '0')}`;
+        i += 2 + hex.length;
+        continue;
       } else if (/[a-zA-Z0-9]/.test(e)) out += `\\${e}`;
       else out += literal(e);
       i += 2;

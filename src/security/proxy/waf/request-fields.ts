@@ -8,6 +8,12 @@ export interface Field {
   /** The name within its collection (`q` of ARGS:q); '' for a single value. */
   name: string;
   value: string;
+  /** The engine's cache for this request: the value through each transformation chain node (engine.ts). */
+  transformed?: string[];
+  /** The engine's cache for this request: what the prefilter found in each of those (prefilter.ts). */
+  found?: Uint32Array[];
+  /** The engine's cache for this request: the transformation triggers in the value (transform-triggers.ts). */
+  triggers?: number;
 }
 
 /** What the WAF needs of a request. */

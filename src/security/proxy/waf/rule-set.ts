@@ -5,8 +5,10 @@
 // chain and all, and named in `skipped`: the loader logs them at start.
 import fs from 'node:fs';
 import path from 'node:path';
-import { compileOperator, UnsupportedOperator, type Operator } from './operators.ts';
+import { compileOperator, operatorLiterals, UnsupportedOperator, type Operator } from './operators.ts';
+import { Prefilter } from './prefilter.ts';
 import { parseActions, parseSecLang, type Directive } from './seclang.ts';
+import { TransformChains } from './transform-chains.ts';
 import { transformations, type Transformation } from './transformations.ts';
 
 /** One variable a rule reads: `ARGS`, `ARGS:q`, `REQUEST_HEADERS:/^x-/`, `&TX:score`. */
@@ -41,8 +43,12 @@ export interface Rule {
   operator: Operator;
   negated: boolean;
   transforms: Transformation[];
-  /** The transformations' names joined: what the per-request cache of transformed values is keyed by. */
-  transformKey: string;
+  /** Where the chain of transformations ends in the rule set's TransformChains. */
+  transformNode: number;
+  /** Literals one of which the operator cannot match without (required-literals.ts); undefined: none known. */
+  literals: string[] | undefined;
+  /** The rule's bit in the rule set's Prefilter; -1 when the prefilter does not answer for it. */
+  prefilterBit: number;
   multiMatch: boolean;
   capture: boolean;
   setvars: SetVar[];
@@ -66,8 +72,10 @@ export interface RuleSet {
   /** Rules left out, with why. */
   skipped: { id: number; reason: string }[];
   ruleCount: number;
-  /** Patterns the linear engine cannot take (regex.ts): their input is cut instead. */
+  /** The .conf files read, in the order they were. */
   files: string[];
+  chains: TransformChains;
+  prefilter: Prefilter;
 }
 
 export class UnsupportedRule extends Error {}
@@ -132,7 +140,7 @@ interface Built {
   chained: boolean;
 }
 
-function buildRule(d: Directive, defaultPhase: number, dataDir: string): Built {
+function buildRule(d: Directive, defaultPhase: number, dataDir: string, chains: TransformChains): Built {
   const isAction = d.name === 'SecAction';
   const [variables, operatorText, actionText] = isAction ? ['', '@unconditionalMatch', d.args[0] ?? ''] : [d.args[0] ?? '', d.args[1] ?? '', d.args[2] ?? ''];
   const { targets, exclusions } = isAction ? { targets: [], exclusions: [] } : parseTargets(variables);
@@ -159,7 +167,9 @@ function buildRule(d: Directive, defaultPhase: number, dataDir: string): Built {
     operator,
     negated,
     transforms: [],
-    transformKey: '',
+    transformNode: 0,
+    literals: negated ? undefined : operatorLiterals(operatorName, operatorArg, dataDir),
+    prefilterBit: -1,
     multiMatch: false,
     capture: false,
     setvars: [],
@@ -243,7 +253,7 @@ function buildRule(d: Directive, defaultPhase: number, dataDir: string): Built {
         break;
     }
   }
-  rule.transformKey = transformNames.join(',');
+  rule.transformNode = chains.node(rule.transforms, transformNames);
   return { rule, chained };
 }
 
@@ -258,6 +268,7 @@ export function loadRuleSet(dir: string): RuleSet {
     [2, []],
   ]);
   const skipped: { id: number; reason: string }[] = [];
+  const chains = new TransformChains();
   let ruleCount = 0;
   for (const file of files) {
     const directives = parseSecLang(fs.readFileSync(path.join(dir, file), 'latin1'), file);
@@ -274,7 +285,7 @@ export function loadRuleSet(dir: string): RuleSet {
       if (d.name !== 'SecRule' && d.name !== 'SecAction') continue;
       let built: Built | undefined;
       try {
-        built = buildRule(d, head !== undefined && chainOpen ? head.phase : 2, dir);
+        built = buildRule(d, head !== undefined && chainOpen ? head.phase : 2, dir, chains);
       } catch (e) {
         if (!(e instanceof UnsupportedRule)) throw e;
         broken ??= e.message;
@@ -302,5 +313,6 @@ export function loadRuleSet(dir: string): RuleSet {
       head = undefined;
     }
   }
-  return { phases, skipped, ruleCount, files };
+  const heads = [...phases.values()].flat().filter((item): item is Rule => !('marker' in item));
+  return { phases, skipped, ruleCount, files, chains, prefilter: new Prefilter(heads, chains) };
 }

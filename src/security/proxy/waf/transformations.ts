@@ -132,6 +132,8 @@ function removeComments(s: string): string {
 // Written without a regex whose run can fail at its end (`\s+$`, `\s+(?=/)`): those rescan a
 // long run of spaces from each of its bytes, quadratic on attacker input.
 function cmdLine(s: string): string {
+  // Nothing to remove or replace: only the case changes.
+  if (!/[\\"'^ \t\n\r\f\v,;]/.test(s)) return s.toLowerCase();
   return s
     .replace(/[\\"'^]/g, '')
     .replace(/[ \t\n\r\f\v]+/g, ' ')
@@ -156,6 +158,8 @@ function trimRight(s: string): string {
 }
 
 function normalizePath(s: string): string {
+  // No empty, `.` or `..` segment: nothing to normalize.
+  if (!s.includes('//') && !/(?:^|\/)\.\.?(?:\/|$)/.test(s)) return s;
   const absolute = s.startsWith('/');
   const trailing = s.endsWith('/') || s.endsWith('/.') || s.endsWith('/..');
   const out: string[] = [];
@@ -172,6 +176,7 @@ function normalizePath(s: string): string {
 
 /** UTF-8 sequences of two to four bytes as %uXXXX (their code point's low 16 bits), the rest untouched. */
 function utf8toUnicode(s: string): string {
+  if (!/[\xc2-\xf4]/.test(s)) return s;
   let out = '';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
