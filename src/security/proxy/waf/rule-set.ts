@@ -9,7 +9,7 @@ import { compileOperator, operatorLiterals, UnsupportedOperator, type Operator }
 import { Prefilter } from './prefilter.ts';
 import { parseActions, parseSecLang, type Directive } from './seclang.ts';
 import { TransformChains } from './transform-chains.ts';
-import { transformations, type Transformation } from './transformations.ts';
+import { transformations } from './transformations.ts';
 
 /** One variable a rule reads: `ARGS`, `ARGS:q`, `REQUEST_HEADERS:/^x-/`, `&TX:score`. */
 export interface Target {
@@ -42,7 +42,6 @@ export interface Rule {
   operatorName: string;
   operator: Operator;
   negated: boolean;
-  transforms: Transformation[];
   /** Where the chain of transformations ends in the rule set's TransformChains. */
   transformNode: number;
   /** Literals one of which the operator cannot match without (required-literals.ts); undefined: none known. */
@@ -166,7 +165,6 @@ function buildRule(d: Directive, defaultPhase: number, dataDir: string, chains: 
     operatorName,
     operator,
     negated,
-    transforms: [],
     transformNode: 0,
     literals: negated ? undefined : operatorLiterals(operatorName, operatorArg, dataDir),
     prefilterBit: -1,
@@ -193,13 +191,10 @@ function buildRule(d: Directive, defaultPhase: number, dataDir: string, chains: 
         break;
       case 't': {
         if (arg.toLowerCase() === 'none') {
-          rule.transforms = [];
           transformNames.length = 0;
           break;
         }
-        const t = transformations.get(arg.toLowerCase());
-        if (t === undefined) throw new UnsupportedRule(`transformation t:${arg}`);
-        rule.transforms.push(t);
+        if (!transformations.has(arg.toLowerCase())) throw new UnsupportedRule(`transformation t:${arg}`);
         transformNames.push(arg.toLowerCase());
         break;
       }
@@ -253,7 +248,7 @@ function buildRule(d: Directive, defaultPhase: number, dataDir: string, chains: 
         break;
     }
   }
-  rule.transformNode = chains.node(rule.transforms, transformNames);
+  rule.transformNode = chains.node(transformNames);
   return { rule, chained };
 }
 
