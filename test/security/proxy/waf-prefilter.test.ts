@@ -129,3 +129,21 @@ test('with the Core Rule Set, the prefilter changes no verdict', { skip: !haveCr
   }
   assert.ok(denied > attacks.length, 'the attacks are refused');
 });
+
+test('the prefilter pass stops at the inspection budget, as the rules do', { skip: !haveCrs && `no Core Rule Set in ${crsDir}` }, () => {
+  const rules = loadRuleSet(crsDir);
+  // 20,000 arguments, each with what several transformation chains react to: the pass is long.
+  const body = Buffer.from(Array.from({ length: 20_000 }, (_, i) => `a${String(i)}=%27x%20y/z`).join('&'));
+  const request: WafRequest = { method: 'POST', url: '/', protocol: 'HTTP/1.1', headers: ['host', 'shop.example', 'content-type', 'application/x-www-form-urlencoded'], client: '198.51.100.7', body, id: 'x' };
+  const timed = (budgetMs: number) => {
+    const started = performance.now();
+    const verdict = inspect(rules, request, { paranoia: 1, threshold: 5, budgetMs });
+    return { verdict, ms: performance.now() - started };
+  };
+  const whole = timed(Infinity);
+  assert.equal(whole.verdict.exhausted, false);
+  const cut = timed(5);
+  assert.deepEqual([cut.verdict.exhausted, cut.verdict.denied], [true, true]);
+  // Stopped within the pass, not after it: a fraction of the whole inspection.
+  assert.ok(cut.ms < whole.ms / 3, `${cut.ms.toFixed(1)} ms with a 5 ms budget, ${whole.ms.toFixed(1)} ms without`);
+});

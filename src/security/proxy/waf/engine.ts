@@ -85,7 +85,8 @@ class Transaction {
   #stopped = false;
   readonly matched: number[] = [];
 
-  constructor(rules: RuleSet, collections: Collections, settings: WafSettings) {
+  /** `deadline`: the inspection's (performance.now()); the prefilter's pass stops past it too. */
+  constructor(rules: RuleSet, collections: Collections, settings: WafSettings, deadline: number) {
     this.#rules = rules;
     this.#collections = collections;
     // What crs-setup.conf sets (rule 900990) and the operator's choices; rule 901 sets CRS's defaults for the rest.
@@ -93,7 +94,7 @@ class Transaction {
     this.#tx.set('paranoia_level', String(settings.paranoia));
     this.#tx.set('executing_paranoia_level', String(settings.paranoia));
     this.#tx.set('inbound_anomaly_score_threshold', String(settings.threshold));
-    this.#candidates = this.#couldMatch(settings.paranoia);
+    this.#candidates = this.#couldMatch(settings.paranoia, deadline);
   }
 
   get score(): number {
@@ -167,9 +168,14 @@ class Transaction {
   }
 
   /** The prefiltered rules with one of their literals in one of the values they read (prefilter.ts). */
-  #couldMatch(paranoia: number): Bits {
+  #couldMatch(paranoia: number, deadline: number): Bits {
     const found = new Uint32Array(this.#rules.prefilter.scanner.words);
     for (const group of this.#rules.prefilter.groups(paranoia)) {
+      // Its cost grows with the request's values, as the rules' does: bounded by the same budget.
+      if (performance.now() > deadline) {
+        this.exhausted = true;
+        return found;
+      }
       const fields = this.#select(group.target);
       if (fields.length === 0) continue;
       for (const { node, rules } of group.chains) {
@@ -352,12 +358,13 @@ class Transaction {
 /** Inspects one request with the rule set. */
 export function inspect(rules: RuleSet, req: WafRequest, settings: WafSettings): Verdict {
   const started = performance.now();
-  const t = new Transaction(rules, requestCollections(req, started), settings);
   const deadline = started + settings.budgetMs;
-  let denied = false;
+  const t = new Transaction(rules, requestCollections(req, started), settings, deadline);
+  // The prefilter's pass may already have spent the budget.
+  let denied = t.exhausted;
   for (const phase of [1, 2]) {
-    denied = t.run(rules.phases.get(phase) ?? [], deadline);
     if (denied) break;
+    denied = t.run(rules.phases.get(phase) ?? [], deadline);
   }
   return { denied, score: t.score, matched: t.matched, exhausted: t.exhausted };
 }
