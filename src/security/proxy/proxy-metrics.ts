@@ -95,11 +95,23 @@ export function proxyMetrics(registry: Registry): ProxyMetrics {
       }
     },
   });
-  const refused = new Counter({
+  // Per connection, as per request: counted here, handed to prom-client when scraped (a flood's
+  // connections come and go by the thousand a second, and prom-client hashes the labels per call).
+  /** Connections refused, by `listener reason`; connections open, by listener. */
+  const refusals = new Map<string, number>();
+  const opened = new Map<ListenerName, number>();
+  new Counter({
     name: 'edgeplane_proxy_connections_refused_total',
     help: 'Connections reset at accept, over the cap in total (max_clients) or for their client (max_per_client)',
     labelNames: ['listener', 'reason'] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const [key, value] of refusals) {
+        const [listener = 'http', reason = 'max_clients'] = key.split(' ');
+        this.inc({ listener, reason }, value);
+      }
+    },
   });
   const proxyProtocolErrors = new Counter({
     name: 'edgeplane_proxy_protocol_errors_total',
@@ -107,11 +119,14 @@ export function proxyMetrics(registry: Registry): ProxyMetrics {
     labelNames: ['listener', 'reason'] as const,
     registers: [registry],
   });
-  const open = new Gauge({
+  new Gauge({
     name: 'edgeplane_proxy_connections',
     help: 'Client connections open, by listener',
     labelNames: ['listener'] as const,
     registers: [registry],
+    collect() {
+      for (const [listener, value] of opened) this.set({ listener }, value);
+    },
   });
   const clientErrors = new Counter({
     name: 'edgeplane_proxy_client_errors_total',
@@ -169,9 +184,12 @@ export function proxyMetrics(registry: Registry): ProxyMetrics {
     },
     connections(listener) {
       return {
-        refused: (reason: Refusal) => refused.inc({ listener, reason }),
+        refused: (reason: Refusal) => {
+          const key = `${listener} ${reason}`;
+          refusals.set(key, (refusals.get(key) ?? 0) + 1);
+        },
         proxyProtocolError: (reason: ProxyProtocolError) => proxyProtocolErrors.inc({ listener, reason }),
-        open: (delta) => open.inc({ listener }, delta),
+        open: (delta) => opened.set(listener, (opened.get(listener) ?? 0) + delta),
       };
     },
     clientError(listener, reason) {

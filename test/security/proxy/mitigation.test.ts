@@ -42,13 +42,17 @@ describe('attack watch', () => {
     assert.ok(watch.threshold < 300, `threshold ${String(watch.threshold)}`);
   });
 
-  test("a flood engages within its first second, as soon as it makes the window's worth at the threshold", () => {
+  test("a flood engages within its first second, as soon as the second so far makes a second's worth at the threshold", () => {
     const watch = new AttackWatch(options);
     const now = run(watch, 0, 10, 20);
-    // Learned 20/s: the threshold is max(100, 5 × 20) = 100/s, 500 in five seconds; the four seconds before hold 80.
+    // Learned 20/s: the threshold is max(100, 5 × 20) = 100/s.
     let engagedAt = -1;
     for (let i = 0; i < 600 && engagedAt < 0; i++) if (watch.arrived(now + 100 + i * 0.5)) engagedAt = i + 1;
-    assert.equal(engagedAt, 420, 'at the 420th request of the second, 310 ms into it');
+    assert.equal(engagedAt, 100, 'at the 100th request of the second, 150 ms into it');
+    // Seconds just under the threshold never engage.
+    const ramp = new AttackWatch(options);
+    run(ramp, run(ramp, 0, 10, 20), 10, 99);
+    assert.equal(ramp.underAttack, false, 'ten seconds at 99/s: under the threshold');
   });
 
   test('below the minimum rate nothing engages, however steep the jump', () => {
@@ -89,6 +93,31 @@ describe('attack watch', () => {
     assert.equal(shedLight, 0, 'no light client shed');
     assert.ok(lightSeen > 0);
   });
+});
+
+test("heavy hitters: among many more clients than counters, every one over a counter's share is counted, none overstated", () => {
+  // Space-Saving's guarantees, without decay: a client sending more than total ÷ capacity holds a
+  // counter, and what a counter says is sure never exceeds what its client sent.
+  const capacity = 32;
+  const hitters = new HeavyHitters(capacity);
+  const sent = new Map<string, number>();
+  let seed = 7;
+  const random = () => (seed = (Math.imul(seed, 48271) >>> 0) % 2147483647) / 2147483647;
+  const sureOf = new Map<string, number>();
+  for (let i = 0; i < 50_000; i++) {
+    // A few heavy clients among 5,000 light ones.
+    const client = random() < 0.3 ? `heavy-${String(Math.floor(random() * 5))}` : `light-${String(Math.floor(random() * 5000))}`;
+    sent.set(client, (sent.get(client) ?? 0) + 1);
+    sureOf.set(client, hitters.add(client));
+  }
+  for (const [client, sure] of sureOf) assert.ok(sure <= (sent.get(client) ?? 0), `${client}: sure ${String(sure)} of ${String(sent.get(client))}`);
+  for (let h = 0; h < 5; h++) {
+    const client = `heavy-${String(h)}`;
+    const sure = hitters.add(client);
+    assert.ok(sure > 50_000 / capacity / 2, `${client} is counted: ${String(sure)} sure of ${String(sent.get(client))}`);
+  }
+  hitters.decay();
+  assert.ok(hitters.total < 25_010);
 });
 
 test('heavy hitters: bounded, and never overstate a client', () => {

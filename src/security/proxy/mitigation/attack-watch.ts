@@ -5,8 +5,10 @@
 // least `errorRatio` of at least 20 forwarded requests failed at the origin (an origin falling over
 // is what a flood is for). The usual rate is learned, as an average over about five minutes of the
 // seconds not under attack, starting from the first window's (no rate alarm before it is learned).
-// A flood does not wait for a second to close: the current second's requests so far with the four
-// before reaching the window's worth at the threshold engage at that request.
+// A flood does not wait for a second to close: mitigation engages at the request that brings the
+// current second's requests so far to one second's worth at the threshold (a flood at ten times it
+// is met a tenth of a second in). A window reaching its worth at the threshold has had such a
+// second, unless the threshold moved meanwhile, so this alone meets a flood first.
 // Mitigation stays on `holdMs` after the last second that looked like an attack. While on, the
 // heaviest clients (more than `shedShare` of the resource's recent requests, and more than
 // `minRate × shedShare` a second, while the resource still gets at least `minRate`) are shed with
@@ -52,10 +54,8 @@ export class AttackWatch {
   /** The second (Math.floor(ms / 1000)) the current counts belong to. */
   #second = -1;
   #current = { requests: 0, forwarded: 0, failures: 0 };
-  /** The requests of the window's newest complete seconds but one. */
-  #windowRequests = 0;
-  /** Requests within the window (and the current second) that engage mitigation at once; Infinity until the usual rate is learned. */
-  #engageAt = Infinity;
+  /** Requests within the current second that engage mitigation at once (the threshold); Infinity until the usual rate is learned. */
+  #engageWithin = Infinity;
   /** Complete seconds seen so far (up to the window). */
   #seconds = 0;
   /** The usual requests a second; -1 until learned. */
@@ -84,8 +84,8 @@ export class AttackWatch {
   arrived(nowMs: number): boolean {
     this.#tick(nowMs);
     // A flood is met within its first second, not after it: once the current second's requests so
-    // far and the previous four's reach five seconds' worth at the threshold, mitigation is on at once.
-    if (++this.#current.requests + this.#windowRequests >= this.#engageAt && this.#until === 0) this.#engage(nowMs);
+    // far reach a second's worth at the threshold, mitigation is on at once.
+    if (++this.#current.requests >= this.#engageWithin && this.#until === 0) this.#engage(nowMs);
     return this.#until !== 0;
   }
 
@@ -161,14 +161,12 @@ export class AttackWatch {
     const learned = this.#baseline >= 0;
     const flooded = learned && rate >= minRate && rate >= rateFactor * this.#baseline;
     const failing = forwarded >= minForwarded && sum(this.#failures) / forwarded >= errorRatio;
-    // With the current second, the newest complete ones make a window's length at most.
-    this.#windowRequests = sum(this.#requests.subarray(1));
     if (flooded || failing) {
       this.#engage(nowMs);
       return;
     }
     this.#baseline = learned ? this.#baseline + (rate - this.#baseline) * baselineWeight : rate;
-    this.#engageAt = windowSeconds * this.threshold;
+    this.#engageWithin = this.threshold;
     if (this.#until !== 0 && nowMs >= this.#until) {
       this.#until = 0;
       this.#hitters.clear();
