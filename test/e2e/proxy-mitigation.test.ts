@@ -1,9 +1,11 @@
 // Automatic mitigation through the real service, on a controlled flood: a resource's usual rate is
 // learned from a polite client, a flood from one address makes it count as under attack (logged,
-// in /metrics), the flooding address is shed with 429 a second late (so each of its connections
-// carries one request a second from then on), new clients meet the bot challenge (which the
-// polite, browser-like client passes, and is then served), and the resource is calm again a hold
-// after the flood ends. Thresholds are lowered for the test.
+// in /metrics), new clients meet the bot challenge (which the polite, browser-like client passes,
+// and is then served; so does the flood, which solves it as a headless browser would), the flooding
+// address is shed with 429 a second late (so each of its connections carries one request a second
+// from then on), and the resource is calm again a hold after the flood ends. A script that does
+// not solve the challenge and keeps asking gets its challenges a second late. Thresholds are
+// lowered for the test.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
@@ -61,25 +63,39 @@ function polite(host: string, everyMs: number): { statuses: number[]; challenges
   };
 }
 
-/** As many requests as 8 keep-alive connections from 127.0.0.1 carry for `ms`: the count of each status. */
-async function flood(host: string, ms: number): Promise<Map<number, number>> {
+/**
+ * As many requests as 8 keep-alive connections from `localAddress` carry for `ms`: the count of
+ * each status. `solving`: a challenge met is solved, and the cookie sent from then on.
+ */
+async function flood(host: string, ms: number, options: { localAddress: string; solving: boolean }): Promise<Map<number, number>> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
   const counts = new Map<number, number>();
   const until = performance.now() + ms;
+  let cookie = '';
   const one = () =>
-    new Promise<void>((resolve) => {
-      const request = http.get({ host: '127.0.0.1', port: service.proxyHttpPort, path: '/', headers: { host }, agent }, (res) => {
-        res.resume();
+    new Promise<string>((resolve) => {
+      const headers = { host, ...(cookie === '' ? {} : { cookie }) };
+      const request = http.get({ host: '127.0.0.1', port: service.proxyHttpPort, path: '/', headers, agent, localAddress: options.localAddress }, (res) => {
+        let body = '';
+        res.setEncoding('latin1');
+        res.on('data', (chunk: string) => (body += chunk));
         res.on('end', () => {
           counts.set(res.statusCode ?? 0, (counts.get(res.statusCode ?? 0) ?? 0) + 1);
-          resolve();
+          resolve(res.statusCode === 403 ? body : '');
         });
       });
-      request.on('error', () => resolve());
+      request.on('error', () => resolve(''));
     });
+  const solve1 = async (seed: string) => {
+    const verified = await ask(service, host, `${verifyPath}?s=${seed}&n=${solve(seed)}&to=%2F`, { localAddress: options.localAddress });
+    cookie = (verified.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
+  };
   await Promise.all(
     Array.from({ length: 8 }, async () => {
-      while (performance.now() < until) await one();
+      while (performance.now() < until) {
+        const seed = seedOf(await one());
+        if (seed !== undefined && options.solving && cookie === '') await solve1(seed);
+      }
     }),
   );
   agent.destroy();
@@ -98,7 +114,7 @@ test('a flood from one address engages mitigation and is shed; new clients are c
   // Watched while the flood runs: once shed answers wait, the flood slows to about the minimum rate,
   // so how long mitigation stays on after it depends on the machine's speed.
   const flood4s = { done: false };
-  const flooding = flood('besieged.example', 4000).finally(() => (flood4s.done = true));
+  const flooding = flood('besieged.example', 4000, { localAddress: '127.0.0.1', solving: true }).finally(() => (flood4s.done = true));
   let engaged = false;
   while (!flood4s.done && !engaged) {
     engaged = (await underAttack(id)) === 1;
@@ -106,9 +122,6 @@ test('a flood from one address engages mitigation and is shed; new clients are c
   }
   const counts = await flooding;
   assert.ok(engaged, 'under attack during the flood');
-  // Shed answers wait a second: from the first on, each of the flood's 8 connections carries one request a second.
-  const shedCount = counts.get(429) ?? 0;
-  assert.ok(shedCount >= 8 && shedCount <= 8 * 5, `the flood was shed, and slowed to a request a second per connection: ${JSON.stringify([...counts])}`);
   assert.ok(service.output().includes(`resource ${String(id)} is under attack`));
   // The flood's seconds leave the five-second window, then the one-second hold passes.
   await sleep(7500);
@@ -118,7 +131,35 @@ test('a flood from one address engages mitigation and is shed; new clients are c
   const refusedPolite = service.output().split('\n').filter((line) => line.includes('"client":"127.0.0.2"') && !line.includes('"status":200'));
   assert.deepEqual([...new Set(client.statuses)], [200], `the polite client was always served in the end: ${refusedPolite.slice(0, 3).join('\n')}`);
   assert.equal(client.challenges(), 1, 'challenged once, under attack (service_botprotect is 0)');
-  assert.ok((counts.get(403) ?? 0) > 0, 'the flood met the challenge before it was counted heavy');
+  assert.ok((counts.get(403) ?? 0) > 0, 'the flood met the challenge (and solved it) before it was counted heavy');
+  // Shed answers (429, as the tightened limits' are) wait a second: from the first on, each of the
+  // flood's 8 connections carries one request a second.
   const shedLines = service.output().split('\n').filter((line) => line.includes('"outcome":"shed"'));
-  assert.ok(shedLines.length === shedCount && shedLines.every((line) => line.includes('"client":"127.0.0.1"') && JSON.parse(line.slice(line.indexOf('{'))).duration_ms >= 990), 'each shed answer waited the delay');
+  assert.ok(shedLines.length >= 8 && shedLines.length <= 8 * 5, `the flood was shed, and slowed to a request a second per connection: ${String(shedLines.length)} shed of ${JSON.stringify([...counts])}`);
+  assert.ok(shedLines.every((line) => line.includes('"client":"127.0.0.1"') && JSON.parse(line.slice(line.indexOf('{'))).duration_ms >= 990), 'each shed answer waited the delay');
+});
+
+test("a script that keeps asking for the challenge without solving it gets it a second late; a browser beside it is not slowed", async () => {
+  const auth = await adminAuth(service);
+  await createResource(service, auth, { name: 'guarded.example', origins: [{ origin_data: origin.address }], service_botprotect: 4 });
+  const started = performance.now();
+  const asking = flood('guarded.example', 3000, { localAddress: '127.0.0.3', solving: false });
+  await sleep(1000);
+  // Meanwhile a browser from another address: its challenge comes at once, and it is let in.
+  const first = await ask(service, 'guarded.example', '/', { localAddress: '127.0.0.4' });
+  const seed = seedOf(first.body);
+  assert.ok(seed !== undefined, `challenged: ${String(first.status)}`);
+  const verified = await ask(service, 'guarded.example', `${verifyPath}?s=${seed}&n=${solve(seed)}&to=%2F`, { localAddress: '127.0.0.4' });
+  const cookie = (verified.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
+  const page = await ask(service, 'guarded.example', '/', { localAddress: '127.0.0.4', headers: { cookie } });
+  assert.equal(page.status, 200);
+  assert.ok(performance.now() - started < 2000, 'the browser was not held');
+  const counts = await asking;
+  // Four challenges at once, then one a second per connection: 8 connections over about 3 s.
+  const challenges = counts.get(403) ?? 0;
+  assert.deepEqual([...counts.keys()], [403], 'the script only ever got the challenge');
+  assert.ok(challenges >= 5 && challenges <= 4 + 8 * 4, `the script's challenges came a second apart once it had four: ${String(challenges)}`);
+  const held = service.output().split('\n').filter((line) => line.includes('"client":"127.0.0.3"') && line.includes('"host":"guarded.example"'));
+  const late = held.filter((line) => JSON.parse(line.slice(line.indexOf('{'))).duration_ms >= 990);
+  assert.ok(late.length >= held.length - 4 && late.length > 0, `all but the first four waited a second: ${String(late.length)} of ${String(held.length)}`);
 });

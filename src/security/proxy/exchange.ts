@@ -97,6 +97,8 @@ export interface Answer {
   /** The body's Content-Type; plain text when unset. */
   type?: string;
   body?: string;
+  /** Sent only after the tarpit's delay (mitigation/tarpit.ts): its client asks for it faster than any person would. */
+  hold?: boolean;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { ListenAddress } from '../../config.ts';
 import { openGeo } from '../../geo/geoip.ts';
 import { HostTable } from './host-table.ts';
 import { AccessLog, type AccessLogDestination } from './access-log.ts';
+import { RepeatCounter } from './mitigation/repeat-counter.ts';
 import { Tarpit } from './mitigation/tarpit.ts';
 import { ConnectionGuard, connectionClient } from './connection-guard.ts';
 import { http1Serving, httpListener, httpsListener, listenShared } from './listeners.ts';
@@ -88,6 +89,7 @@ export async function startProxyServer(options: ProxyThreadOptions): Promise<Pro
     logger: options.logger,
     waf: wafOf(options.settings, options.logger),
     tarpit: new Tarpit(options.settings.shedDelayMs, tarpitCapacity),
+    challengesServed: new RepeatCounter(),
   };
   const table = new HostTable(deps);
   deps.metrics.attackStates(() => table.attackStates());

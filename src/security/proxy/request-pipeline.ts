@@ -194,7 +194,8 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
   /** The steps said: refused (their answer), or forwarded. */
   const decided = (started: Started, resource: ServedResource, refusal: Verdict) => {
     if (refusal !== undefined) {
-      refuse(started, refusal, resource, started.exchange.answerHeaders);
+      const send = () => refuse(started, refusal, resource, started.exchange.answerHeaders);
+      if (refusal.hold !== true || !deps.tarpit.hold(send)) send();
       return;
     }
     forward(started.exchange, resource, deps.settings.limits).then(

@@ -5,6 +5,7 @@ import type { GeoLookup } from '../../geo/geoip.ts';
 import type { SharedCaps } from '../../net/connection-admission.ts';
 import type { AttackLimits } from './steps/step-deps.ts';
 import type { AttackOptions } from './mitigation/attack-watch.ts';
+import type { RepeatCounter } from './mitigation/repeat-counter.ts';
 import type { Tarpit } from './mitigation/tarpit.ts';
 import type { OriginOptions } from './origins/origin-set.ts';
 import type { ProxyMetrics } from './proxy-metrics.ts';
@@ -52,6 +53,8 @@ export interface ThreadDeps {
   settings: ProxySettings;
   metrics: ProxyMetrics;
   logger: Logger;
+  /** The bot challenges each client was served lately (steps/bot-challenge.ts). */
+  challengesServed: RepeatCounter;
   /** The thread's WAF, made at the first call (waf/waf.ts). */
   waf: () => Waf | undefined;
   /** Where the thread's shed requests wait (mitigation/tarpit.ts). */

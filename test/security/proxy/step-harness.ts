@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { openGeo, type GeoLookup } from '../../../src/geo/geoip.ts';
 import type { Answer, Exchange, Step } from '../../../src/security/proxy/exchange.ts';
 import type { ResourcePolicy } from '../../../src/security/proxy/policy.ts';
+import { RepeatCounter } from '../../../src/security/proxy/mitigation/repeat-counter.ts';
 import { localCounters } from '../../../src/security/proxy/rate/local-counters.ts';
 import { compiledSteps } from '../../../src/security/proxy/steps/policy-steps.ts';
 import type { StepDeps } from '../../../src/security/proxy/steps/step-deps.ts';
@@ -51,6 +52,7 @@ export async function testDeps(changes: Omit<Partial<StepDeps>, 'settings'> & { 
     counters: localCounters(),
     cookieSecret: randomBytes(32),
     waf: () => undefined,
+    challengesServed: new RepeatCounter(),
     ...rest,
     settings: { ...defaultSettings, ...settings },
   };

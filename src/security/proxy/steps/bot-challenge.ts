@@ -10,8 +10,16 @@
 // The cookie is `expiry.HMAC-SHA256(secret, resource | client key | expiry)` (signed-cookie.ts),
 // the secret derived from test_cookie's (so from the service's secret key) for this use alone:
 // valid on every thread and node, for one resource and one client (an IPv4 address, an IPv6 /64),
-// until it expires. Nothing is kept per client: a flood of challenge requests costs no memory, and
-// one costs a HMAC; a solution, correct or not, costs a SHA-256 and a HMAC at most.
+// until it expires. Nothing is kept per client but a count of the challenges it was served lately,
+// in a sketch of fixed size (mitigation/repeat-counter.ts): a flood of challenge requests costs no
+// memory, and one costs a HMAC; a solution, correct or not, costs a SHA-256 and a HMAC at most.
+//
+// A browser solves the challenge it is given; a script that does not keeps asking. A client served
+// more than `repeatsHeld` challenges lately (more than about four a second, sustained) gets its next
+// ones only after the tarpit's delay, until it has asked for none for about five seconds: its
+// connection then carries one request per delay instead of as many as it can send, and the
+// thread's time goes to the clients that answer. A browser behind the same address (a NAT) still
+// gets its page, later.
 import { hkdfSync } from 'node:crypto';
 import { headerValue, type Answer, type StepExchange } from '../exchange.ts';
 import { sharedAnswer } from './answers.ts';
@@ -27,6 +35,8 @@ import type { StepCompiler, StepDeps } from './step-deps.ts';
 export const clearanceCookie = 'edgeplane_bot';
 
 const botProtectionOn = 4;
+/** Challenges served to one client lately (halved each second) past which the next are held. */
+const repeatsHeld = 4;
 /** A path and query to go back to: longer ones (no browser sends them to a page) go to `/`. */
 const maxTargetLength = 2048;
 /** The verify request's target: the seed, the nonce and a longest `to`, escaped. */
@@ -39,6 +49,7 @@ const needsBrowser = sharedAnswer({
   headers: noStore,
   body: 'Forbidden: this site lets browsers in after a JavaScript check; open it in a browser\n',
 });
+const needsBrowserHeld = sharedAnswer({ ...needsBrowser, hold: true });
 const failed = sharedAnswer({ status: 403, reason: 'bot_failed', headers: noStore, body: 'Forbidden: the browser check failed\n' });
 
 /** The clearance secret: derived from test_cookie's, so a cookie of one is never a cookie of the other. */
@@ -108,7 +119,9 @@ export const botChallenge = (policy: ResourcePolicy, deps: StepDeps): Step => {
     for (const matches of exempt) if (matches(path)) return undefined;
     const subject = subjectOf(exchange.client);
     if (hasClearance(headerValue(exchange.req, 'cookie'), subject, now)) return undefined;
-    if ((exchange.method !== 'GET' && exchange.method !== 'HEAD') || !acceptsHtml(headerValue(exchange.req, 'accept'))) return needsBrowser;
-    return challengePage(issueSeed(secret, subject, now));
+    const repeated = deps.challengesServed.past(subject, repeatsHeld, now);
+    if ((exchange.method !== 'GET' && exchange.method !== 'HEAD') || !acceptsHtml(headerValue(exchange.req, 'accept'))) return repeated ? needsBrowserHeld : needsBrowser;
+    const page = challengePage(issueSeed(secret, subject, now));
+    return repeated ? { ...page, hold: true } : page;
   };
 };

@@ -4,6 +4,7 @@
 import type { GeoLookup } from '../../../geo/geoip.ts';
 import type { Step } from '../exchange.ts';
 import type { ResourcePolicy } from '../policy.ts';
+import type { RepeatCounter } from '../mitigation/repeat-counter.ts';
 import type { RateCounters } from '../rate/rate-counters.ts';
 import type { Waf } from '../waf/waf.ts';
 
@@ -13,6 +14,8 @@ export interface StepDeps {
   /** Signs test_cookie cookies (and, derived from it, the bot challenge's): the same in every thread
    *  and node, so any of them accepts a cookie. */
   cookieSecret: Buffer;
+  /** The bot challenges each client was served lately, over every resource of the thread (bot-challenge.ts). */
+  challengesServed: RepeatCounter;
   /** The thread's WAF, the Core Rule Set read at the first call; undefined: the WAF is not configured. Throws when the rules cannot be read. */
   waf: () => Waf | undefined;
   settings: {
