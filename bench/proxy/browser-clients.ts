@@ -1,7 +1,8 @@
 // The well-behaved users of the many-sources flood (flood-many.ts): a few browser-like clients, each
 // from its own loopback address (127.2.0.1 on) on one keep-alive connection, loading a page at a
-// steady pace. When a page is the bot challenge they do what its script does — solve the seed,
-// follow the verify link, keep the clearance cookie — and load the page again, as
+// steady pace (a page load whose time came while the previous one was still loading is skipped).
+// When a page is the bot challenge they do what its script does — solve the seed, follow the
+// verify link, keep the clearance cookie — and load the page again, as
 // test/e2e/proxy-mitigation.test.ts's polite client does. A page load is timed from its first
 // request's send to the end of its last answer, the challenge's requests included: what a user waits
 // for; the proof of work's own time is kept apart (`solveMs`). In a process of its own (this file is
@@ -79,6 +80,9 @@ export async function browsers(options: BrowserOptions): Promise<PageLoad[]> {
     for (let next = started + (index * intervalMs) / options.clients; next < endAt; next += intervalMs) {
       const wait = next - performance.now();
       if (wait > 0) await sleep(wait);
+      // A user waits for the page before loading the next one: page loads whose time came while one
+      // was still loading (a challenge being solved) are skipped, not sent in a burst afterwards.
+      else if (wait < -intervalMs) continue;
       const atMs = Date.now();
       const sent = process.hrtime.bigint();
       let status: number;

@@ -41,6 +41,7 @@ const { values: flags } = parseArgs({
     'connection-limit': { type: 'string', default: '8' },
     subjects: { type: 'string', default: 'edgeplane,nginx' },
     'cpu-prof': { type: 'string' },
+    timeline: { type: 'boolean', default: false },
   },
 });
 const calmS = Number(flags.calm);
@@ -102,6 +103,8 @@ interface SubjectFigures {
   flooded: PageLoad[];
   /** Of `flooded`, the page loads from `detectionS` into the flood on. */
   floodedSteady: PageLoad[];
+  floodStart: number;
+  samples: MonitorSample[];
   flood: FloodResult;
   /** Origin requests a second, per monitor interval, in the calm and from `detectionS` into the flood; the flood's whole. */
   originCalm: number;
@@ -148,6 +151,8 @@ async function measure(server: ProxyServer, statusPort: number, host: string): P
     calm: loads.filter((l) => l.atMs < floodStart),
     flooded: loads.filter((l) => l.atMs >= floodStart && l.atMs < floodEnd),
     floodedSteady: loads.filter((l) => l.atMs >= floodStart + detectionS * 1000 && l.atMs < floodEnd),
+    floodStart,
+    samples,
     flood,
     originCalm: mean(originRates(samples, 0, floodStart)),
     originFlood: mean(floodRates),
@@ -166,6 +171,30 @@ const successRate = (loads: PageLoad[]) => loads.filter(ok).length / loads.lengt
 /** Page loads' times, the proof of work's own time taken out (a browser's CPU, not the proxy's: browser-clients.ts). */
 const latency = (loads: PageLoad[]) => percentiles(Float64Array.from(loads.filter(ok).map((l) => l.ms - l.solveMs)));
 const withSolve = (loads: PageLoad[]) => percentiles(Float64Array.from(loads.filter(ok).map((l) => l.ms)));
+/** --timeline: per second from 2 s before the flood, the users' page loads and what the monitor saw. */
+function printTimeline(f: SubjectFigures): void {
+  const rows: string[][] = [];
+  for (let second = -2; second < floodS; second++) {
+    const [from, to] = [f.floodStart + second * 1000, f.floodStart + (second + 1) * 1000];
+    const loads = [...f.calm, ...f.flooded].filter((l) => l.atMs >= from && l.atMs < to);
+    const times = latency(loads);
+    // A sample whose /proc reads raced the process tree reads 0: not a figure.
+    const rss = f.samples.filter((s) => s.atMs >= from && s.atMs < to && s.proxyRssKiB > 0).map((s) => s.proxyRssKiB);
+    rows.push([
+      String(second),
+      fmt.int(loads.length),
+      fmt.int(loads.filter((l) => !ok(l)).length),
+      fmt.fixed(2)(times.p50),
+      fmt.fixed(2)(times.p99),
+      fmt.fixed(2)(times.max),
+      fmt.int(mean(originRates(f.samples, from - 500, to + 500))),
+      fmt.fixed(2)(mean(cpuBusy(f.samples, from - 500, to + 500))),
+      rss.length === 0 ? '–' : fmt.mib(Math.max(...rss)),
+    ]);
+  }
+  printTable(`${f.server.name}: per second of the flood`, ['s', 'loads', 'failed', 'p50 ms', 'p99 ms', 'max ms', 'origin/s', 'cpu', 'rss MiB'], rows);
+}
+
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISS');
 
 try {
@@ -281,6 +310,7 @@ try {
     const failed = f.flooded.filter((l) => !ok(l));
     if (failed.length > 0) console.log(`  ${f.server.name}: users' failed page loads during the flood by status: ${JSON.stringify(Object.entries(Object.groupBy(failed, (l) => String(l.status))).map(([s, l]) => [s, l?.length]))}`);
   }
+  if (flags.timeline) for (const f of figures) printTimeline(f);
   const logged = figures.flatMap((f) => [...f.server.log.problems].map(([line, n]) => `  ${f.server.name} logged ×${n}: ${line}`));
   if (logged.length > 0) console.log(`\nLog lines at warn or above\n${logged.join('\n')}`);
 } catch (e) {
