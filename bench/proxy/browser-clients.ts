@@ -11,7 +11,7 @@ import http from 'node:http';
 import { sleep } from '../api/server.ts';
 import { verifyPath } from '../../src/security/proxy/steps/bot-page.ts';
 import { seedOf } from '../../test/support/bot.ts';
-import { solveOffThread } from './challenge-solver.ts';
+import { Solvers } from './challenge-solver.ts';
 import { clientMain, runClientProcess } from './client-process.ts';
 
 export interface BrowserOptions {
@@ -70,6 +70,8 @@ function get(agent: http.Agent, options: BrowserOptions, localAddress: string, p
 
 export async function browsers(options: BrowserOptions): Promise<PageLoad[]> {
   const loads: PageLoad[] = [];
+  // Each user's solver is running before the first page load, as a browser's JavaScript is.
+  const solvers = await Solvers.start(options.clients);
   const intervalMs = (options.clients / options.rate) * 1000;
   const started = performance.now();
   const endAt = started + options.seconds * 1000;
@@ -94,7 +96,7 @@ export async function browsers(options: BrowserOptions): Promise<PageLoad[]> {
         if (seed !== undefined) {
           challenged = true;
           const solving = process.hrtime.bigint();
-          const nonce = await solveOffThread(seed);
+          const nonce = await solvers.solve(index, seed);
           solveMs = Number(process.hrtime.bigint() - solving) / 1e6;
           const verified = await get(agent, options, localAddress, `${verifyPath}?s=${seed}&n=${nonce}&to=%2F`, cookie);
           cookie = verified.cookie ?? cookie;
@@ -109,6 +111,7 @@ export async function browsers(options: BrowserOptions): Promise<PageLoad[]> {
     agent.destroy();
   };
   await Promise.all(Array.from({ length: options.clients }, (_, i) => client(i)));
+  await solvers.stop();
   return loads;
 }
 

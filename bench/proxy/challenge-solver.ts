@@ -1,24 +1,54 @@
-// The bot challenge's proof of work for browser-clients.ts, in a worker thread of its own: each real
-// browser solves on its own CPU, so one client solving must not stall the others' event loop (and
-// with it their timings). The worker thread lowers its own priority to the least (on Linux a
-// thread's nice value is its own): the clients' process runs at a raised one, and ten solvers at
-// nice -10 took the proxy's core from it (the proxy served almost nothing for two seconds while the
-// users solved), which a real user's CPU never does. Entry point of the worker, and the function
-// that runs it.
+// The bot challenge's proof of work for browser-clients.ts, in worker threads: each real browser
+// solves on its own CPU, so one client solving must not stall the others' event loop (and with it
+// their timings). Each client has its solver, started before the run and lowered at once to the
+// least priority (on Linux a thread's nice value is its own): the clients' process runs at a raised
+// one, and solvers started when the challenge came (loading this module is some tens of ms of CPU
+// each) at nice -10 took the proxy's core from it for the flood's first two seconds, which a real
+// user's browser, already running, never does. Entry point of the workers, and the pool that runs them.
 import os from 'node:os';
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { Worker, isMainThread, parentPort } from 'node:worker_threads';
 import { solve } from '../../test/support/bot.ts';
 
-/** A nonce for `seed`, found in a worker thread. */
-export function solveOffThread(seed: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(import.meta.filename, { workerData: seed });
-    worker.once('message', (nonce: string) => resolve(nonce));
-    worker.once('error', reject);
-  });
+/** One solver thread per client, each solving one seed at a time. */
+export class Solvers {
+  readonly #workers: Worker[];
+
+  private constructor(workers: Worker[]) {
+    this.#workers = workers;
+  }
+
+  /** `count` solvers, once each has started and lowered its priority. */
+  static async start(count: number): Promise<Solvers> {
+    const workers = await Promise.all(
+      Array.from({ length: count }, () => {
+        const worker = new Worker(import.meta.filename);
+        return new Promise<Worker>((resolve, reject) => {
+          worker.once('message', () => resolve(worker));
+          worker.once('error', reject);
+        });
+      }),
+    );
+    return new Solvers(workers);
+  }
+
+  /** A nonce for `seed`, found by client `index`'s solver. */
+  solve(index: number, seed: string): Promise<string> {
+    const worker = this.#workers[index];
+    if (worker === undefined) return Promise.reject(new Error(`no solver ${String(index)}`));
+    return new Promise((resolve) => {
+      worker.once('message', (nonce: string) => resolve(nonce));
+      worker.postMessage(seed);
+    });
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.#workers.map((worker) => worker.terminate()));
+  }
 }
 
-if (!isMainThread) {
+if (!isMainThread && parentPort !== null) {
+  const port = parentPort;
   os.setPriority(19);
-  parentPort!.postMessage(solve(workerData as string));
+  port.on('message', (seed: string) => port.postMessage(solve(seed)));
+  port.postMessage('ready');
 }
