@@ -97,7 +97,7 @@ export interface Answer {
   /** The body's Content-Type; plain text when unset. */
   type?: string;
   body?: string;
-  /** Sent only after the tarpit's delay (mitigation/tarpit.ts): its client asks for it faster than any person would. */
+  /** Sent only after the tarpit's delay (mitigation/tarpit.ts): for clients asking faster than any person would (shed sources, challenges asked for again and again). */
   hold?: boolean;
 }
 

@@ -49,6 +49,11 @@ const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 /** A reason a step may name: anything else (a bug) is counted as `other` rather than as a new series. */
 const outcomeLabel = /^[a-z][a-z0-9_]{0,31}$/;
 
+/** Adds `n` to a count kept in a map. */
+const count = <K>(counts: Map<K, number>, key: K, n = 1): void => {
+  counts.set(key, (counts.get(key) ?? 0) + n);
+};
+
 interface ResourceFigures {
   outcomes: Map<string, number>;
   /** WAF matches by `category action` (categories are rule-category.ts's fixed set). */
@@ -165,7 +170,7 @@ export function proxyMetrics(registry: Registry): ProxyMetrics {
     request(resource, outcome, originSeconds) {
       const { outcomes, latency } = figuresOf(resource === undefined ? noResource : String(resource));
       const label = outcomeLabel.test(outcome) ? outcome : 'other';
-      outcomes.set(label, (outcomes.get(label) ?? 0) + 1);
+      count(outcomes, label);
       if (originSeconds === undefined) return;
       let bucket = 0;
       while (bucket < buckets.length && originSeconds > (buckets[bucket] ?? 0)) bucket++;
@@ -176,7 +181,7 @@ export function proxyMetrics(registry: Registry): ProxyMetrics {
       const { waf } = figuresOf(String(resource));
       for (const category of categories) {
         const key = `${outcomeLabel.test(category) ? category : 'other'} ${action}`;
-        waf.set(key, (waf.get(key) ?? 0) + 1);
+        count(waf, key);
       }
     },
     forget(resource) {
@@ -184,12 +189,9 @@ export function proxyMetrics(registry: Registry): ProxyMetrics {
     },
     connections(listener) {
       return {
-        refused: (reason: Refusal) => {
-          const key = `${listener} ${reason}`;
-          refusals.set(key, (refusals.get(key) ?? 0) + 1);
-        },
+        refused: (reason: Refusal) => count(refusals, `${listener} ${reason}`),
         proxyProtocolError: (reason: ProxyProtocolError) => proxyProtocolErrors.inc({ listener, reason }),
-        open: (delta) => opened.set(listener, (opened.get(listener) ?? 0) + delta),
+        open: (delta) => count(opened, listener, delta),
       };
     },
     clientError(listener, reason) {

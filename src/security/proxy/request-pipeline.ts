@@ -66,7 +66,8 @@ export function answer(req: ProxyRequest, res: ProxyResponse, reply: Answer, ext
 
 const unknownHost: Answer = { status: 404, reason: 'unknown_host', body: 'edgeplane: no site is served under this name\n' };
 const misdirected: Answer = { status: 421, reason: 'misdirected', body: 'edgeplane: this connection is for another site\n' };
-const shed: Answer = sharedAnswer({ status: 429, reason: 'shed', headers: { 'retry-after': '10' }, body: 'edgeplane: too many requests from your address while this site is under attack\n' });
+// Held first: answered at once, a flood source would ask again at once (mitigation/tarpit.ts).
+const shed: Answer = sharedAnswer({ status: 429, reason: 'shed', headers: { 'retry-after': '10' }, body: 'edgeplane: too many requests from your address while this site is under attack\n', hold: true });
 const notServed: Answer = { status: 503, reason: 'not_served', body: 'edgeplane: this site is not served at the moment\n' };
 
 export type RequestHandler = (req: ProxyRequest, res: ProxyResponse) => void;
@@ -181,9 +182,15 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
   };
 
   /** The proxy's own answer, then the end. */
-  const refuse = (started: Started, reply: Answer, resource: ServedResource | undefined, extra?: Record<string, string | string[]>) => {
+  const send = (started: Started, reply: Answer, resource: ServedResource | undefined, extra?: Record<string, string | string[]>) => {
     answer(started.exchange.req, started.exchange.res, reply, extra);
     finish(started, resource, reply.reason);
+  };
+
+  /** `send`, after the tarpit's delay for an answer marked `hold` (at once when the tarpit is full). */
+  const refuse = (started: Started, reply: Answer, resource: ServedResource | undefined, extra?: Record<string, string | string[]>) => {
+    if (reply.hold === true && deps.tarpit.hold(() => send(started, reply, resource, extra))) return;
+    send(started, reply, resource, extra);
   };
 
   const failed = (started: Started, resource: ServedResource, e: unknown) => {
@@ -194,8 +201,7 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
   /** The steps said: refused (their answer), or forwarded. */
   const decided = (started: Started, resource: ServedResource, refusal: Verdict) => {
     if (refusal !== undefined) {
-      const send = () => refuse(started, refusal, resource, started.exchange.answerHeaders);
-      if (refusal.hold !== true || !deps.tarpit.hold(send)) send();
+      refuse(started, refusal, resource, started.exchange.answerHeaders);
       return;
     }
     forward(started.exchange, resource, deps.settings.limits).then(
@@ -227,8 +233,7 @@ export function requestPipeline(table: HostTable, deps: ThreadDeps, secure: bool
     // Under attack, the heaviest clients go before anything else is spent on them, and new clients meet the bot challenge.
     const underAttack = resource.attack.arrived(started.at);
     if (underAttack && resource.attack.heavy(clientKeyOf(exchange.client))) {
-      // Held first: answered at once, a flood source would ask again at once (mitigation/tarpit.ts).
-      if (!deps.tarpit.hold(() => refuse(started, shed, resource))) refuse(started, shed, resource);
+      refuse(started, shed, resource);
       return;
     }
     const steps = underAttack ? resource.stepsUnderAttack : resource.steps;

@@ -20,7 +20,7 @@ export class RepeatCounter {
   /**
    * Counts `key` once at `nowS` (UNIX seconds): whether its estimate, this time included, is past
    * `limit`. A key past it has its counters raised to the most they hold, so that it stays past
-   * until about five seconds go by without it (255 halved five times is under 8).
+   * until some seconds go by without it (with a limit of 4, six: 255 halved six times is 3).
    */
   past(key: string, limit: number, nowS: number): boolean {
     this.#decay(nowS);

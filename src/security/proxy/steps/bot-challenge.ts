@@ -17,7 +17,7 @@
 // A browser solves the challenge it is given; a script that does not keeps asking. A client served
 // more than `repeatsHeld` challenges lately (more than about two a second, sustained, or five at
 // once) gets its next ones only after the tarpit's delay, until it has asked for none for about
-// five seconds: its connection then carries one request per delay instead of as many as it can
+// six seconds: its connection then carries one request per delay instead of as many as it can
 // send, and the thread's time goes to the clients that answer. A browser behind the same address
 // (a NAT) still gets its page, later.
 import { hkdfSync } from 'node:crypto';
