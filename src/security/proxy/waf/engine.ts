@@ -4,11 +4,15 @@
 // the inbound score reaches the threshold. What the request matched (ids and categories) comes back
 // for the log and the metrics.
 import type { Bits } from './literal-scanner.ts';
-import { hasBit } from './prefilter.ts';
+import { hasBit, type PrefilterGroup } from './prefilter.ts';
 import { requestCollections, type Collections, type Field, type WafRequest } from './request-fields.ts';
-import type { Marker, Rule, RuleSet, SetVar, Target } from './rule-set.ts';
+import { templateOf, type MacroRef } from './macro.ts';
+import { requiredLiterals } from './required-literals.ts';
+import { isDetection, isMarker, isPreset, planPhases, type PlanItem } from './rule-plan.ts';
+import type { Rule, RuleSet, SetVar, Target } from './rule-set.ts';
 import type { TransformStep } from './transform-chains.ts';
 import { triggersIn } from './transform-triggers.ts';
+import { newMemo } from './value-memo.ts';
 
 export interface WafSettings {
   /** tx.paranoia_level (1–4). */
@@ -30,8 +34,6 @@ export interface Verdict {
   exhausted: boolean;
 }
 
-const isMarker = (item: Rule | Marker): item is Marker => 'marker' in item;
-
 /** A setvar naming what one match found (`%{tx.0}`…, `%{matched_var}`): it runs at each match, not once per rule. */
 const namesAMatch = /%\{(?:tx\.\d|matched_var)/i;
 const perMatchOf = new WeakMap<Rule, SetVar[]>();
@@ -45,8 +47,8 @@ function perMatchSetVars(rule: Rule): SetVar[] {
 }
 
 /** Where each marker is in a phase's list: skipAfter goes on past it. */
-const markerIndexes = new WeakMap<(Rule | Marker)[], Map<string, number>>();
-function markerIndex(list: (Rule | Marker)[], marker: string): number {
+const markerIndexes = new WeakMap<PlanItem[], Map<string, number>>();
+function markerIndex(list: PlanItem[], marker: string): number {
   let index = markerIndexes.get(list);
   if (index === undefined) {
     index = new Map();
@@ -63,11 +65,21 @@ const integer = (text: string | undefined): number => {
   return Number.isNaN(n) ? 0 : n;
 };
 
-/** Rules whose ids are in this band are detections (not initialisation or scoring): they are what a verdict names. */
-const isDetection = (id: number): boolean => id >= 911000 && id < 949000;
+const noCaptures: readonly string[] = [];
 
+/** TX:0 … TX:9, the captures' names. */
+const digits = Array.from({ length: 10 }, (_, i) => String(i));
+
+/** The literals (lower case) a TX selector's regex needs, one of which a name must hold to be selected. */
+const literalsOfSelector = new WeakMap<RegExp, string[] | undefined>();
+function selectorLiterals(selector: RegExp): string[] | undefined {
+  if (!literalsOfSelector.has(selector)) literalsOfSelector.set(selector, requiredLiterals(selector.source));
+  return literalsOfSelector.get(selector);
+}
+
+// Lower-casing keeps a byte string's length: a name of another length is not the selector's.
 const selects = (selector: Target['selector'], name: string): boolean =>
-  selector === undefined || (typeof selector === 'string' ? name.toLowerCase() === selector : selector.test(name));
+  selector === undefined || (typeof selector === 'string' ? name.length === selector.length && (name === selector || name.toLowerCase() === selector) : selector.test(name));
 
 class Transaction {
   readonly #rules: RuleSet;
@@ -75,6 +87,11 @@ class Transaction {
   readonly #tx = new Map<string, string>();
   /** The prefiltered rules that could match this request. */
   readonly #candidates: Bits;
+  /** Each target's fields of the request, once selected (targets are shared by the rules reading them: rule-set.ts). */
+  readonly #selected = new Map<Target, Field[]>();
+  /** What the last #test that matched matched: the value and what the operator captured. */
+  #testValue = '';
+  #testCaptured: readonly string[] = [];
   #matchedVar = '';
   #matchedVarName = '';
   #matchedVars: Field[] = [];
@@ -97,25 +114,42 @@ class Transaction {
     this.#candidates = this.#couldMatch(settings.paranoia, deadline);
   }
 
+  /** TX as it stands (the plan's simulation reads it). */
+  get tx(): ReadonlyMap<string, string> {
+    return this.#tx;
+  }
+
+  /** Runs one rule and its chain, actions and all; whether it matched (the plan's simulation of static rules). */
+  evaluate(rule: Rule): boolean {
+    return this.#chainMatches(rule);
+  }
+
+  /** Whether one rule matches, its chain and actions left aside (the plan's simulation). */
+  matches(rule: Rule): boolean {
+    return this.#ruleMatches(rule);
+  }
+
   get score(): number {
     return integer(this.#tx.get('anomaly_score'));
   }
 
   /** Expands `%{tx.x}`, `%{matched_var}`, `%{request_headers.host}`, ... for this request. */
   readonly expand = (text: string): string => {
-    if (!text.includes('%{')) return text;
-    return text.replace(/%\{([^}]+)\}/g, (_, name: string) => {
-      const dot = name.indexOf('.');
-      const collection = (dot < 0 ? name : name.slice(0, dot)).toUpperCase();
-      const key = dot < 0 ? undefined : name.slice(dot + 1).toLowerCase();
-      if (collection === 'TX') return this.#tx.get(key ?? '') ?? '';
-      if (collection === 'MATCHED_VAR') return this.#matchedVar;
-      if (collection === 'MATCHED_VAR_NAME') return this.#matchedVarName;
-      if (collection === 'RULE') return key === 'id' ? String(this.#ruleId) : '';
-      const fields = this.#collections.get(collection) ?? [];
-      return fields.find((f) => key === undefined || f.name.toLowerCase() === key)?.value ?? '';
-    });
+    const template = templateOf(text);
+    if (template === undefined) return text;
+    let out = template.parts[0] as string;
+    for (let i = 0; i < template.refs.length; i++) out += this.#macroValue(template.refs[i] as MacroRef) + (template.parts[i + 1] as string);
+    return out;
   };
+
+  #macroValue({ collection, key }: MacroRef): string {
+    if (collection === 'TX') return this.#tx.get(key ?? '') ?? '';
+    if (collection === 'MATCHED_VAR') return this.#matchedVar;
+    if (collection === 'MATCHED_VAR_NAME') return this.#matchedVarName;
+    if (collection === 'RULE') return key === 'id' ? String(this.#ruleId) : '';
+    const fields = this.#collections.get(collection) ?? [];
+    return fields.find((f) => key === undefined || f.name.toLowerCase() === key)?.value ?? '';
+  }
 
   #fieldsOf(collection: string): Field[] {
     switch (collection) {
@@ -134,15 +168,41 @@ class Transaction {
     }
   }
 
-  /** A target's fields; a TX variable by name without listing TX (most rules read one). */
+  /**
+   * A target's fields; a TX variable by name without listing TX (most rules read one). The
+   * request's own variables do not change while it is inspected: each target is selected once.
+   */
   #select(target: Target): Field[] {
     const selector = target.selector;
-    if (target.collection === 'TX' && typeof selector === 'string') {
+    const collection = target.collection;
+    if (collection === 'TX') {
+      if (selector instanceof RegExp) return this.#txMatching(selector);
+      if (selector === undefined) return this.#fieldsOf(collection);
       const value = this.#tx.get(selector);
       return value === undefined ? [] : [{ name: selector, value }];
     }
-    const all = this.#fieldsOf(target.collection);
-    return selector === undefined ? all : all.filter((f) => selects(selector, f.name));
+    if (collection.startsWith('MATCHED_')) {
+      const all = this.#fieldsOf(collection);
+      return selector === undefined ? all : all.filter((f) => selects(selector, f.name));
+    }
+    let fields = this.#selected.get(target);
+    if (fields === undefined) {
+      const all = this.#collections.get(collection) ?? [];
+      fields = selector === undefined ? all : all.filter((f) => selects(selector, f.name));
+      this.#selected.set(target, fields);
+    }
+    return fields;
+  }
+
+  /** TX variables whose names a regex selects (`TX:/^HEADER_NAME_/`): the regex runs only on names holding one of its literals. */
+  #txMatching(selector: RegExp): Field[] {
+    const literals = selectorLiterals(selector);
+    const out: Field[] = [];
+    for (const [name, value] of this.#tx) {
+      if (literals !== undefined && !literals.some((literal) => name.includes(literal))) continue;
+      if (selector.test(name)) out.push({ name, value });
+    }
+    return out;
   }
 
   #removedTarget(rule: Rule, collection: string, name: string): boolean {
@@ -176,25 +236,45 @@ class Transaction {
         this.exhausted = true;
         return found;
       }
-      const fields = this.#select(group.target);
-      if (fields.length === 0) continue;
-      for (const { node, rules } of group.chains) {
-        for (const field of fields) {
-          const hits = this.#found(field, node);
-          for (let w = 0; w < found.length; w++) found[w] = (found[w] as number) | ((hits[w] as number) & (rules[w] as number));
-        }
+      for (const field of this.#select(group.target)) {
+        const hits = this.#groupHits(field, group);
+        if (hits !== null) for (let w = 0; w < found.length; w++) found[w] = (found[w] as number) | (hits[w] as number);
       }
     }
     return found;
   }
 
+  /** The group's rules with a literal in a field's value through their chains; null for none (most values). */
+  #groupHits(field: Field, group: PrefilterGroup): Bits | null {
+    const memo = (field.memo ??= newMemo());
+    let hits = memo.groups[group.slot];
+    if (hits === undefined) {
+      hits = null;
+      const none = this.#rules.prefilter.scanner.none;
+      for (const { node, rules } of group.chains) {
+        const found = this.#found(field, node);
+        if (found === none) continue;
+        for (let w = 0; w < found.length; w++) {
+          const bits = (found[w] as number) & (rules[w] as number);
+          if (bits === 0) continue;
+          hits ??= new Uint32Array(found.length);
+          hits[w] = (hits[w] as number) | bits;
+        }
+      }
+      memo.groups[group.slot] = hits;
+    }
+    return hits;
+  }
+
   /** The prefiltered rules with a literal in a field's value through one transformation chain. */
   #found(field: Field, node: number): Bits {
-    const memo = (field.found ??= []);
+    const fieldMemo = (field.memo ??= newMemo());
+    const memo = fieldMemo.found;
     let hits = memo[node];
     if (hits === undefined) {
+      if (fieldMemo.triggers < 0) fieldMemo.triggers = triggersIn(field.value);
       // The scan ignores case: a chain that changes the value in case only finds what the value does.
-      if (node !== 0 && ((field.triggers ??= triggersIn(field.value)) & (this.#rules.chains.steps[node] as TransformStep).triggers) === 0) {
+      if (node !== 0 && (fieldMemo.triggers & (this.#rules.chains.steps[node] as TransformStep).triggers) === 0) {
         hits = this.#found(field, 0);
         memo[node] = hits;
         return hits;
@@ -213,13 +293,23 @@ class Transaction {
     return this.#removedTargets.length > 0 && this.#removedTarget(rule, collection, field.name);
   }
 
-  /** The value of `field` the rule's operator matched (each transformation's result, with multiMatch), or undefined. */
-  #test(rule: Rule, field: Field): { value: string; captured: string[] } | undefined {
+  /** Whether the rule's operator matches the field; the value it matched (each transformation's result, with multiMatch) in #testValue. */
+  #test(rule: Rule, field: Field): boolean {
+    if (rule.memoSlot >= 0 && field.memo !== undefined) {
+      const results = field.memo.results;
+      let result = results[rule.memoSlot];
+      if (result === undefined) {
+        result = rule.operator(this.#transformed(field, rule.transformNode), this.expand) ?? null;
+        results[rule.memoSlot] = result;
+      }
+      if ((result !== null) === rule.negated) return false;
+      return this.#hit(this.#transformed(field, rule.transformNode), result);
+    }
     if (!rule.multiMatch) {
       const value = this.#transformed(field, rule.transformNode);
       const captured = rule.operator(value, this.expand);
-      if ((captured !== undefined) === rule.negated) return undefined;
-      return { value, captured: captured ?? [] };
+      if ((captured !== undefined) === rule.negated) return false;
+      return this.#hit(value, captured);
     }
     // multiMatch: the value as it is, then after each transformation that changed it.
     let previous: string | undefined;
@@ -228,9 +318,15 @@ class Transaction {
       if (value === previous) continue;
       previous = value;
       const captured = rule.operator(value, this.expand);
-      if ((captured !== undefined) !== rule.negated) return { value, captured: captured ?? [] };
+      if ((captured !== undefined) !== rule.negated) return this.#hit(value, captured);
     }
-    return undefined;
+    return false;
+  }
+
+  #hit(value: string, captured: readonly string[] | null | undefined): true {
+    this.#testValue = value;
+    this.#testCaptured = captured ?? noCaptures;
+    return true;
   }
 
   /** Whether one rule of a chain matches: any of its values (MATCHED_VAR set to the last that did). */
@@ -243,16 +339,17 @@ class Transaction {
       const fields = target.count ? [{ name: '', value: String(all.length) }] : all;
       for (const field of fields) {
         if (!target.count && this.#excluded(rule, target.collection, field)) continue;
-        const match = this.#test(rule, field);
-        if (match === undefined) continue;
+        if (!this.#test(rule, field)) continue;
+        const value = this.#testValue;
+        const captured = this.#testCaptured;
         const name = target.collection === 'MATCHED_VARS' || field.name === '' ? field.name || target.collection : `${target.collection}:${field.name}`;
-        this.#matchedVar = match.value;
+        this.#matchedVar = value;
         this.#matchedVarName = name;
-        (matchedNow ??= []).push({ name, value: match.value });
+        (matchedNow ??= []).push({ name, value });
         if (rule.capture && !rule.negated) {
           for (let i = 0; i < 10; i++) {
-            if (i < match.captured.length) this.#tx.set(String(i), match.captured[i] ?? '');
-            else this.#tx.delete(String(i));
+            if (i < captured.length) this.#tx.set(digits[i] as string, captured[i] ?? '');
+            else this.#tx.delete(digits[i] as string);
           }
         }
         // What names this match (a capture, the matched variable) is set now, for each match, as
@@ -329,13 +426,20 @@ class Transaction {
    * Runs one phase; true when a rule denied the request, or the clock passed `deadline` (looked at
    * every 8 rules: a clock read per rule would cost more than most rules).
    */
-  run(list: (Rule | Marker)[], deadline: number): boolean {
+  run(list: PlanItem[], deadline: number): boolean {
     for (let i = 0; i < list.length && !this.#stopped; i++) {
       if ((i & 7) === 0 && performance.now() > deadline) {
         this.exhausted = true;
         return true;
       }
-      const item = list[i] as Rule | Marker;
+      const item = list[i] as PlanItem;
+      if (isPreset(item)) {
+        for (const [name, value] of item.preset) {
+          if (value === undefined) this.#tx.delete(name);
+          else this.#tx.set(name, value);
+        }
+        continue;
+      }
       if (isMarker(item) || this.#removed(item)) continue;
       if (item.prefilterBit >= 0 && !hasBit(this.#candidates, item.prefilterBit)) {
         // It cannot match: as if it had run and not (MATCHED_VARS is per rule).
@@ -355,16 +459,37 @@ class Transaction {
   }
 }
 
+/** Each rule set's plans (rule-plan.ts), by paranoia level and threshold. */
+const plans = new WeakMap<RuleSet, Map<string, PlanItem[][]>>();
+
+/** The phases' plans at `settings`, made the first time they are asked for. */
+export function planOf(rules: RuleSet, settings: WafSettings): PlanItem[][] {
+  let bySettings = plans.get(rules);
+  if (bySettings === undefined) {
+    bySettings = new Map();
+    plans.set(rules, bySettings);
+  }
+  const key = `${String(settings.paranoia)}/${String(settings.threshold)}`;
+  let plan = bySettings.get(key);
+  if (plan === undefined) {
+    const phases = [rules.phases.get(1) ?? [], rules.phases.get(2) ?? []];
+    plan = rules.planned ? planPhases(phases, () => new Transaction(rules, new Map(), settings, Infinity)) : phases;
+    bySettings.set(key, plan);
+  }
+  return plan;
+}
+
 /** Inspects one request with the rule set. */
 export function inspect(rules: RuleSet, req: WafRequest, settings: WafSettings): Verdict {
   const started = performance.now();
   const deadline = started + settings.budgetMs;
-  const t = new Transaction(rules, requestCollections(req, started), settings, deadline);
+  const plan = planOf(rules, settings);
+  const t = new Transaction(rules, requestCollections(req, started, rules.memos), settings, deadline);
   // The prefilter's pass may already have spent the budget.
   let denied = t.exhausted;
-  for (const phase of [1, 2]) {
+  for (const phase of plan) {
     if (denied) break;
-    denied = t.run(rules.phases.get(phase) ?? [], deadline);
+    denied = t.run(phase, deadline);
   }
   return { denied, score: t.score, matched: t.matched, exhausted: t.exhausted };
 }

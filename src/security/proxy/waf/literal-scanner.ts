@@ -27,6 +27,7 @@ export class LiteralScanner {
   /** `literals[i]`: the literals of owner i (lower case; letters are matched in either case). */
   constructor(literals: readonly (readonly string[])[]) {
     this.words = Math.max(1, Math.ceil(literals.length / 32));
+    this.none = new Uint32Array(this.words);
     // Classes: 0 for bytes no literal holds.
     let classes = 1;
     for (const set of literals) {
@@ -119,9 +120,12 @@ export class LiteralScanner {
     this.#seen = new Uint32Array(pairs.length);
   }
 
-  /** The owners with a literal in `value`. */
+  /** Found nothing: what every scan that finds nothing answers (never written to). */
+  readonly none: Bits;
+
+  /** The owners with a literal in `value`; `none` itself when there are none. */
   scan(value: string): Bits {
-    const found = new Uint32Array(this.words);
+    let found = this.none;
     const classOf = this.#classOf;
     const delta = this.#delta;
     const output = this.#output;
@@ -141,6 +145,7 @@ export class LiteralScanner {
       const out = output[state] as number;
       if (out >= 0 && seen[out] !== scan) {
         seen[out] = scan;
+        if (found === this.none) found = new Uint32Array(this.words);
         for (let k = this.#from[out] as number, end = this.#from[out + 1] as number; k < end; k++) {
           const word = this.#wordOf[k] as number;
           found[word] = (found[word] as number) | (this.#maskOf[k] as number);

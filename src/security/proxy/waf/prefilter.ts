@@ -18,6 +18,8 @@ const engineCollections = new Set(['TX', 'MATCHED_VAR', 'MATCHED_VAR_NAME', 'MAT
 
 /** The values of one target, and through which transformation chains which rules read them. */
 export interface PrefilterGroup {
+  /** Where a value's memo keeps what this group's rules found in it (value-memo.ts); unique across paranoia levels. */
+  slot: number;
   target: Target;
   chains: {
     /** The chain's node in the rule set's TransformChains. */
@@ -66,6 +68,7 @@ export class Prefilter {
   readonly #readers = new Map<string, { target: Target; readers: Reader[] }>();
   /** The groups with the rules that run at each paranoia level (1-4). */
   readonly #atLevel = new Map<number, PrefilterGroup[]>();
+  #slots = 0;
 
   /** `rules`: the chains' heads (a chain cannot match unless its head does); gives each prefilterable one its bit. */
   constructor(rules: readonly Rule[], chains: TransformChains) {
@@ -106,7 +109,7 @@ export class Prefilter {
           }
           mask[bit >>> 5] = (mask[bit >>> 5] ?? 0) | (1 << (bit & 31));
         }
-        if (byNode.size > 0) groups.push({ target, chains: [...byNode].map(([node, rules]) => ({ node, rules })) });
+        if (byNode.size > 0) groups.push({ slot: this.#slots++, target, chains: [...byNode].map(([node, rules]) => ({ node, rules })) });
       }
       this.#atLevel.set(paranoia, groups);
     }

@@ -3,6 +3,8 @@
 // (latin1: one character per byte, as ModSecurity's C strings). Query and urlencoded bodies are
 // URL-decoded once, as ModSecurity does; JSON bodies are flattened to `json.a.b` names, arrays to
 // `json.list.array_0`; multipart bodies give their fields to ARGS_POST and file names to FILES.
+// Header and cookie names and values carry their memo from the rule set's ValueMemos.
+import type { ValueMemos, ValueMemo } from './value-memo.ts';
 
 export interface Field {
   /** The name within its collection (`q` of ARGS:q); '' for a single value. */
@@ -10,10 +12,8 @@ export interface Field {
   value: string;
   /** The engine's cache for this request: the value through each transformation chain node (engine.ts). */
   transformed?: string[];
-  /** The engine's cache for this request: what the prefilter found in each of those (prefilter.ts). */
-  found?: Uint32Array[];
-  /** The engine's cache for this request: the transformation triggers in the value (transform-triggers.ts). */
-  triggers?: number;
+  /** What the engine found in the value (value-memo.ts): shared by the requests that send it for a header or cookie. */
+  memo?: ValueMemo;
 }
 
 /** What the WAF needs of a request. */
@@ -96,19 +96,23 @@ function multipart(body: string, boundary: string): MultipartParts {
 }
 
 /** `a=1; b=2` as REQUEST_COOKIES. */
-function cookies(header: string): Field[] {
+function cookies(header: string, memos: ValueMemos): Field[] {
   const out: Field[] = [];
   for (const part of header.split(';')) {
     const trimmed = part.trim();
     if (trimmed === '') continue;
     const eq = trimmed.indexOf('=');
-    out.push(eq < 0 ? { name: trimmed, value: '' } : { name: trimmed.slice(0, eq), value: trimmed.slice(eq + 1) });
+    const name = eq < 0 ? trimmed : trimmed.slice(0, eq);
+    const value = eq < 0 ? '' : trimmed.slice(eq + 1);
+    out.push({ name, value, memo: memos.of(value) });
   }
   return out;
 }
 
 const one = (value: string): Field[] => [{ name: '', value }];
 const names = (fields: Field[]): Field[] => fields.map((f) => ({ name: f.name, value: f.name }));
+/** Header and cookie names, which repeat from request to request as their values do. */
+const memoNames = (fields: Field[], memos: ValueMemos): Field[] => fields.map((f) => ({ name: f.name, value: f.name, memo: memos.of(f.name) }));
 
 /** The body's processor and what it found; a body that does not parse as its type leaves REQBODY_ERROR set. */
 function bodyArgs(contentType: string, body: string): { processor: string; args: Field[]; parts: MultipartParts | undefined; error: boolean } {
@@ -132,15 +136,18 @@ function bodyArgs(contentType: string, body: string): { processor: string; args:
 }
 
 /** Every variable of a request the rules may read, but TX and the MATCHED_* ones (the engine's). */
-export function requestCollections(req: WafRequest, startedAt: number): Collections {
+export function requestCollections(req: WafRequest, startedAt: number, memos: ValueMemos): Collections {
   const c: Collections = new Map();
   const query = req.url.indexOf('?');
   const rawPath = query < 0 ? req.url : req.url.slice(0, query);
   const queryString = query < 0 ? '' : req.url.slice(query + 1);
   const headers: Field[] = [];
-  for (let i = 0; i < req.headers.length; i += 2) headers.push({ name: req.headers[i] ?? '', value: req.headers[i + 1] ?? '' });
+  for (let i = 0; i < req.headers.length; i += 2) {
+    const value = req.headers[i + 1] ?? '';
+    headers.push({ name: req.headers[i] ?? '', value, memo: memos.of(value) });
+  }
   const header = (name: string): string => headers.filter((h) => h.name === name).map((h) => h.value).join(name === 'cookie' ? '; ' : ', ');
-  const cookieFields = cookies(header('cookie'));
+  const cookieFields = cookies(header('cookie'), memos);
   const get = urlencodedArgs(queryString);
   const body = req.body.toString('latin1');
   const parsed = bodyArgs(header('content-type'), body);
@@ -155,9 +162,9 @@ export function requestCollections(req: WafRequest, startedAt: number): Collecti
   c.set('ARGS_POST_NAMES', names(parsed.args));
   c.set('ARGS_COMBINED_SIZE', one(String(args.reduce((n, a) => n + a.name.length + a.value.length, 0))));
   c.set('REQUEST_HEADERS', headers);
-  c.set('REQUEST_HEADERS_NAMES', names(headers));
+  c.set('REQUEST_HEADERS_NAMES', memoNames(headers, memos));
   c.set('REQUEST_COOKIES', cookieFields);
-  c.set('REQUEST_COOKIES_NAMES', names(cookieFields));
+  c.set('REQUEST_COOKIES_NAMES', memoNames(cookieFields, memos));
   c.set('REQUEST_METHOD', one(req.method));
   c.set('REQUEST_PROTOCOL', one(req.protocol));
   c.set('REQUEST_URI', one(req.url));

@@ -10,6 +10,23 @@ import { Prefilter } from './prefilter.ts';
 import { parseActions, parseSecLang, type Directive } from './seclang.ts';
 import { TransformChains } from './transform-chains.ts';
 import { transformations } from './transformations.ts';
+import { ValueMemos } from './value-memo.ts';
+
+/**
+ * How the engine spares work it can prove does not change a verdict. The tests run the rules both
+ * ways over the same requests: `reference` (every rule in file order, nothing remembered between
+ * requests) is what the tuned one is checked against.
+ */
+export interface RuleSetTuning {
+  /** Run the rules through a plan per settings (rule-plan.ts) instead of every rule in order. */
+  plan: boolean;
+  /** Header and cookie values remembered per thread, and the longest remembered (value-memo.ts). */
+  memoCapacity: number;
+  memoMaxLength: number;
+}
+
+export const tuned: RuleSetTuning = { plan: true, memoCapacity: 4096, memoMaxLength: 1024 };
+export const reference: RuleSetTuning = { plan: false, memoCapacity: 0, memoMaxLength: 0 };
 
 /** One variable a rule reads: `ARGS`, `ARGS:q`, `REQUEST_HEADERS:/^x-/`, `&TX:score`. */
 export interface Target {
@@ -40,6 +57,8 @@ export interface Rule {
   targets: Target[];
   exclusions: Target[];
   operatorName: string;
+  /** The operator's argument as written (its macros are what rule-plan.ts reads). */
+  operatorArg: string;
   operator: Operator;
   negated: boolean;
   /** Where the chain of transformations ends in the rule set's TransformChains. */
@@ -48,6 +67,8 @@ export interface Rule {
   literals: string[] | undefined;
   /** The rule's bit in the rule set's Prefilter; -1 when the prefilter does not answer for it. */
   prefilterBit: number;
+  /** Where a value's memo keeps this rule's result (value-memo.ts); -1: not kept (its operator reads the request's TX, or multiMatch). */
+  memoSlot: number;
   multiMatch: boolean;
   capture: boolean;
   setvars: SetVar[];
@@ -75,6 +96,10 @@ export interface RuleSet {
   files: string[];
   chains: TransformChains;
   prefilter: Prefilter;
+  /** What the rules found in header and cookie values seen before (value-memo.ts). */
+  memos: ValueMemos;
+  /** Whether the engine runs a plan (rule-plan.ts) or every rule. */
+  planned: boolean;
 }
 
 export class UnsupportedRule extends Error {}
@@ -88,7 +113,12 @@ const supportedCollections = new Set([
   'SESSION', 'USER', 'GEO', 'RESOURCE', 'TX', 'MATCHED_VAR', 'MATCHED_VAR_NAME', 'MATCHED_VARS', 'MATCHED_VARS_NAMES',
 ]);
 
+/** Targets by their text: rules reading the same variable share one Target, which the engine selects once per request. */
+const targetsByText = new Map<string, Target>();
+
 function parseTarget(text: string): Target {
+  const known = targetsByText.get(text);
+  if (known !== undefined) return known;
   const count = text.startsWith('&');
   const body = count ? text.slice(1) : text;
   const colon = body.indexOf(':');
@@ -99,7 +129,9 @@ function parseTarget(text: string): Target {
   if (raw === undefined || raw === '') selector = undefined;
   else if (raw.length >= 2 && raw.startsWith('/') && raw.endsWith('/')) selector = new RegExp(raw.slice(1, -1), 'i');
   else selector = raw.replace(/^'|'$/g, '').toLowerCase();
-  return { collection, selector, count };
+  const target = { collection, selector, count };
+  targetsByText.set(text, target);
+  return target;
 }
 
 /** `ARGS|!ARGS:x|&TX:y` into what is read and what is left out. */
@@ -137,6 +169,8 @@ interface Built {
   rule: Rule;
   /** The next SecRule continues this chain. */
   chained: boolean;
+  /** Its operator's result depends on the value alone: a value's memo can keep it. */
+  pure: boolean;
 }
 
 function buildRule(d: Directive, defaultPhase: number, dataDir: string, chains: TransformChains): Built {
@@ -163,11 +197,13 @@ function buildRule(d: Directive, defaultPhase: number, dataDir: string, chains: 
     targets,
     exclusions,
     operatorName,
+    operatorArg,
     operator,
     negated,
     transformNode: 0,
     literals: negated ? undefined : operatorLiterals(operatorName, operatorArg, dataDir),
     prefilterBit: -1,
+    memoSlot: -1,
     multiMatch: false,
     capture: false,
     setvars: [],
@@ -249,11 +285,11 @@ function buildRule(d: Directive, defaultPhase: number, dataDir: string, chains: 
     }
   }
   rule.transformNode = chains.node(transformNames);
-  return { rule, chained };
+  return { rule, chained, pure: !operatorArg.includes('%{') && !rule.multiMatch };
 }
 
 /** The request rules of every `REQUEST-*.conf` in `dir`, in file name order, as ModSecurity includes them. */
-export function loadRuleSet(dir: string): RuleSet {
+export function loadRuleSet(dir: string, tuning: RuleSetTuning = tuned): RuleSet {
   const files = fs
     .readdirSync(dir)
     .filter((f) => f.startsWith('REQUEST-') && f.endsWith('.conf'))
@@ -265,6 +301,7 @@ export function loadRuleSet(dir: string): RuleSet {
   const skipped: { id: number; reason: string }[] = [];
   const chains = new TransformChains();
   let ruleCount = 0;
+  let memoSlots = 0;
   for (const file of files) {
     const directives = parseSecLang(fs.readFileSync(path.join(dir, file), 'latin1'), file);
     let head: Rule | undefined;
@@ -281,6 +318,7 @@ export function loadRuleSet(dir: string): RuleSet {
       let built: Built | undefined;
       try {
         built = buildRule(d, head !== undefined && chainOpen ? head.phase : 2, dir, chains);
+        if (built.pure) built.rule.memoSlot = memoSlots++;
       } catch (e) {
         if (!(e instanceof UnsupportedRule)) throw e;
         broken ??= e.message;
@@ -309,5 +347,14 @@ export function loadRuleSet(dir: string): RuleSet {
     }
   }
   const heads = [...phases.values()].flat().filter((item): item is Rule => !('marker' in item));
-  return { phases, skipped, ruleCount, files, chains, prefilter: new Prefilter(heads, chains) };
+  return {
+    phases,
+    skipped,
+    ruleCount,
+    files,
+    chains,
+    prefilter: new Prefilter(heads, chains),
+    memos: new ValueMemos(tuning.memoCapacity, tuning.memoMaxLength),
+    planned: tuning.plan,
+  };
 }
