@@ -3,7 +3,8 @@
 // (latin1: one character per byte, as ModSecurity's C strings). Query and urlencoded bodies are
 // URL-decoded once, as ModSecurity does; JSON bodies are flattened to `json.a.b` names, arrays to
 // `json.list.array_0`; multipart bodies give their fields to ARGS_POST and file names to FILES.
-// Header and cookie names and values carry their memo from the rule set's ValueMemos.
+// Header and cookie names and values, the method and the protocol carry their memo from the rule
+// set's ValueMemos.
 import type { ValueMemos, ValueMemo } from './value-memo.ts';
 
 export interface Field {
@@ -165,8 +166,8 @@ export function requestCollections(req: WafRequest, startedAt: number, memos: Va
   c.set('REQUEST_HEADERS_NAMES', memoNames(headers, memos));
   c.set('REQUEST_COOKIES', cookieFields);
   c.set('REQUEST_COOKIES_NAMES', memoNames(cookieFields, memos));
-  c.set('REQUEST_METHOD', one(req.method));
-  c.set('REQUEST_PROTOCOL', one(req.protocol));
+  c.set('REQUEST_METHOD', [{ name: '', value: req.method, memo: memos.of(req.method) }]);
+  c.set('REQUEST_PROTOCOL', [{ name: '', value: req.protocol, memo: memos.of(req.protocol) }]);
   c.set('REQUEST_URI', one(req.url));
   c.set('REQUEST_URI_RAW', one(req.url));
   c.set('REQUEST_LINE', one(`${req.method} ${req.url} ${req.protocol}`));

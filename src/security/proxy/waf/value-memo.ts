@@ -5,9 +5,9 @@
 // (an operator whose argument holds a macro is not kept: it depends on the request's TX), so a
 // value seen before is answered from here instead.
 //
-// Only header and cookie names and values are kept (request-fields.ts): the request line, the
-// arguments and the body vary from request to request in ordinary traffic and are worked out
-// afresh. The store is bounded in entries and in the length of a value; a client sending ever new
+// Only header and cookie names and values, the method and the protocol are kept
+// (request-fields.ts): the target, the arguments and the body vary from request to request in
+// ordinary traffic and are worked out afresh. The store is bounded in entries and in the length of a value; a client sending ever new
 // values only evicts (oldest first) and pays what it would have paid without it.
 import type { Bits } from './literal-scanner.ts';
 
