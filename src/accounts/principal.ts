@@ -56,6 +56,7 @@ async function fromApiToken(db: Db, value: string): Promise<Principal> {
   return principalOf(token.account_id, token.user_id, role, token.operator, token.id);
 }
 
-function principalOf(accountId: number, userId: number, role: Role, operatorAccount: number, tokenId: number | undefined): Principal {
+/** A caller: `operatorAccount` is the account's `operator` column (1 for the operators' account). */
+export function principalOf(accountId: number, userId: number, role: Role, operatorAccount: number, tokenId: number | undefined): Principal {
   return { accountId, userId, role, operator: operatorAccount === 1 && role === 'Administrators', tokenId };
 }

@@ -24,3 +24,8 @@ export async function insertAccount(
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** The platform operators' account (the one the first start creates), if there is one. */
+export function findOperatorsAccount(db: Db): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('operator', '=', 1).orderBy('id').executeTakeFirst();
+}

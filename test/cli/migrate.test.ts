@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
-import { mainScript } from './support/service.ts';
+import { mainScript } from '../support/service.ts';
 
 const run = promisify(execFile);
 
