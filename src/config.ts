@@ -120,6 +120,10 @@ export interface Config {
   dnsRrl: number;
   /** Over the limit, every this-many-th reply is sent truncated, the rest dropped; 0: all dropped. */
   dnsRrlSlip: number;
+  /** Seconds between a DNS thread's writes of its query counts (divides 60). */
+  dnsStatsFlushSeconds: number;
+  /** Days query statistics are kept; 0: for ever. */
+  dnsStatsRetentionDays: number;
   /** TCP connections the DNS role holds at once, over all its threads. */
   dnsTcpMaxClients: number;
   /** Of those, from one client address (IPv6: one /64). */
@@ -490,6 +494,18 @@ export const settings = {
     description: 'Over the rate limit, every Nth reply is sent truncated (the client retries over TCP) and the others dropped; 0: drop all',
     default: '2',
   },
+  dnsStatsFlush: {
+    env: 'EDGEPLANE_DNS_STATS_FLUSH',
+    flag: 'dns-stats-flush',
+    description: 'Seconds between each DNS thread\'s writes of its per-zone query counts to the store (GET /dns/v2/zones/{name}/statistics); divides 60',
+    default: '10',
+  },
+  dnsStatsRetentionDays: {
+    env: 'EDGEPLANE_DNS_STATS_RETENTION_DAYS',
+    flag: 'dns-stats-retention-days',
+    description: 'Days the per-zone query statistics (one-minute buckets) are kept; 0: for ever',
+    default: '30',
+  },
   dnsTcpMaxClients: {
     env: 'EDGEPLANE_DNS_TCP_MAX_CLIENTS',
     flag: 'dns-tcp-max-clients',
@@ -716,6 +732,8 @@ export function loadConfig(
     dnsCatalog: check('dnsCatalog', canonicalName, undefined),
     dnsRrl: check('dnsRrl', (v) => integerIn(v, 0, 1_000_000), 0),
     dnsRrlSlip: check('dnsRrlSlip', (v) => integerIn(v, 0, 10), 2),
+    dnsStatsFlushSeconds: check('dnsStatsFlush', parseFlushSeconds, 10),
+    dnsStatsRetentionDays: check('dnsStatsRetentionDays', (v) => integerIn(v, 0, 3650), 30),
     dnsTcpMaxClients: check('dnsTcpMaxClients', parseConnectionCap, defaultMaxClients()),
     dnsTcpMaxPerClient: check('dnsTcpMaxPerClient', (v) => integerIn(v, 1, 1_000_000), 64),
     dnsTcpIdleTimeoutSeconds: check('dnsTcpIdleTimeout', (v) => durationIn(v, 1, 3600), 10),
@@ -886,6 +904,13 @@ function parseReadableFile(value: string): string {
 function parseAddress(value: string, family: 4 | 6): string {
   if (isIP(value) !== family) throw new Error(`expected an IPv${String(family)} address, got "${value}"`);
   return value;
+}
+
+/** Seconds that divide a minute, so that each write's interval lies in one one-minute bucket. */
+function parseFlushSeconds(value: string): number {
+  const seconds = integerIn(value, 1, 60);
+  if (60 % seconds !== 0) throw new Error('must divide 60 (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30 or 60)');
+  return seconds;
 }
 
 function integerIn(value: string, low: number, high: number): number {

@@ -19,6 +19,7 @@ import { sessionRoutes } from './routes/iam/sessions.ts';
 import { tokenRoutes } from './routes/iam/tokens.ts';
 import { userRoutes } from './routes/iam/users.ts';
 import { dnssecRoutes } from './routes/dns/dnssec.ts';
+import { statisticsRoutes } from './routes/dns/statistics.ts';
 import { rrsetRoutes } from './routes/dns/rrsets.ts';
 import { zoneFileRoutes } from './routes/dns/zone-files.ts';
 import { platformRoutes, zoneRoutes } from './routes/dns/zones.ts';
@@ -68,6 +69,7 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
     tokenRoutes(scope, ctx);
     zoneRoutes(scope, ctx.dns);
     dnssecRoutes(scope, ctx.dns);
+    statisticsRoutes(scope, ctx.dns);
     rrsetRoutes(scope, ctx.dns);
     await zoneFileRoutes(scope, ctx.dns);
     resourceRoutes(scope, ctx.security);

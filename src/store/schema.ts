@@ -225,6 +225,17 @@ export interface AcmeLeaseTable {
   expires_at: string;
 }
 
+export interface DnsQueryCountsTable {
+  zone_id: number;
+  /** Unix seconds of the minute's start. */
+  bucket: number;
+  /** The QTYPE; 0 for a type the counters do not name (dns/server/metrics.ts). */
+  qtype: number;
+  rcode: number;
+  /** bigint: PostgreSQL hands it back as a string. */
+  count: number;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   users: UsersTable;
@@ -235,6 +246,7 @@ export interface Tables {
   rrsets: RrsetsTable;
   records: RecordsTable;
   dnssec_keys: DnssecKeysTable;
+  dns_query_counts: DnsQueryCountsTable;
   webhook_outbox: WebhookOutboxTable;
   resources: ResourcesTable;
   resource_hosts: ResourceHostsTable;

@@ -11,6 +11,7 @@ import type { HealthReport } from '../health/checker.ts';
 import { ApplyFaults, type ApplyFault } from './apply-faults.ts';
 import { followStore } from './follow-store.ts';
 import { dnsMetrics } from './metrics.ts';
+import { QueryStats, startStatsWriter } from './query-stats.ts';
 import { respond, type Responder } from './respond.ts';
 import { ResponseCache } from './response-cache.ts';
 import { ServedZones } from './served-zones.ts';
@@ -79,6 +80,8 @@ export interface DnsSettings {
   applyFaults: readonly ApplyFault[];
   /** Bounds on TCP connections, with the counters every thread shares (tcp-limits.ts). */
   tcp: TcpLimits;
+  /** Query statistics (query-stats.ts): seconds between writes to the store, days kept (0: for ever). */
+  stats: { flushSeconds: number; retentionDays: number };
 }
 
 /**
@@ -123,13 +126,14 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   const metrics = dnsMetrics(options.metrics);
   const cache = new ResponseCache();
   const nsid = options.settings.nsid === undefined ? undefined : Buffer.from(options.settings.nsid);
-  const responder: Responder = { zones, cache, geo: await openGeo({ mmdbPath: options.settings.geoipDb }), metrics };
+  const responder: Responder = { zones, cache, geo: await openGeo({ mmdbPath: options.settings.geoipDb }), metrics, zone: 0 };
+  const stats = new QueryStats();
   const serve = (transport: 'udp' | 'tcp') => (message: Buffer, source: string) => {
     const started = metrics.start(transport);
     const reply = respond(responder, message, { udp: transport === 'udp', source, nsid });
     // A query the kept replies missed, answered from the cache, is answered from them next time.
     cache.learn(reply);
-    metrics.answered(transport, reply, started);
+    stats.count(responder.zone, metrics.answered(transport, reply, started));
     return reply;
   };
   const answerUdp = serve('udp');
@@ -181,6 +185,8 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     throw e;
   }
   const { udp, tcp, port } = sockets;
+  // One thread of each process drops the buckets past the retention; every thread writes its counts.
+  const statsWriter = startStatsWriter({ db: options.store.db, stats, logger: options.logger, ...options.settings.stats, prunes: options.thread === 0 });
   options.logger.debug({ port, zones: zones.size, load_ms: Date.now() - started }, 'DNS worker serving');
   return {
     address: { host: options.listen.host, port },
@@ -195,6 +201,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
       await follower?.stop();
       await udp.close();
       await tcp.close();
+      await statsWriter.stop();
     },
   };
 }

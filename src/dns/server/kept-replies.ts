@@ -16,8 +16,8 @@ const maxPosition = 2 ** 30;
 /** Entries are found by hash in sets of `ways` positions (8 × 4 octets: half a cache line). */
 const ways = 8;
 const sets = 16 * 1024;
-/** Entry header: hash (4 octets), transport (1), key length (2), reply length (2). */
-const entryHeader = 9;
+/** Entry header: hash (4 octets), transport (1), key length (2), reply length (2), zone id (4). */
+const entryHeader = 13;
 
 const headerLength = 12;
 const maxNameLength = 255;
@@ -95,6 +95,8 @@ export class KeptReplies {
   #validFrom = 1;
   /** The plain query `reply` last missed, until `keep`. */
   #miss: Miss | undefined;
+  /** The id of the zone whose answer `reply` last handed out (query-stats.ts counts it). */
+  zone = 0;
 
   clear(): void {
     this.#validFrom = this.#next;
@@ -117,6 +119,7 @@ export class KeptReplies {
       return undefined;
     }
     const ring = this.#ring;
+    this.zone = readInt32(ring, at + 9);
     const start = at + entryHeader + message.length - 2;
     const reply = Buffer.allocUnsafe(readUint16(ring, at + 7));
     reply.set(ring.subarray(start, start + reply.length));
@@ -128,8 +131,8 @@ export class KeptReplies {
     return reply;
   }
 
-  /** Keeps the reply to the query `reply` last missed; undefined only forgets that query. */
-  keep(reply: Buffer | undefined): void {
+  /** Keeps the reply to the query `reply` last missed, an answer of the zone `zone`; undefined only forgets that query. */
+  keep(reply: Buffer | undefined, zone: number): void {
     const miss = this.#miss;
     this.#miss = undefined;
     if (miss === undefined || reply === undefined) return;
@@ -152,6 +155,7 @@ export class KeptReplies {
     ring[at + 4] = udp ? 1 : 0;
     ring.writeUInt16LE(message.length - 2, at + 5);
     ring.writeUInt16LE(reply.length, at + 7);
+    ring.writeInt32LE(zone, at + 9);
     let to = at + entryHeader;
     ring[to++] = (message[2] ?? 0) & ~rdBit;
     ring[to++] = (message[3] ?? 0) & ~cdBit;

@@ -21,9 +21,14 @@ const sampleEvery = 64;
 
 /** Slot of each named QTYPE (by QTYPE), 0 for OTHER, so a count is one indexed increment. */
 const typeLabels = ['OTHER', ...typeNames.values()];
+/** The QTYPE of each slot (0 for OTHER): what the per-zone statistics store (query-stats.ts). */
+export const slotTypes = [0, ...typeNames.keys()];
+const codeOfType = new Map([...typeNames].map(([code, name]) => [name, code]));
+/** The code of a type counted on its own (`AAAA` → 28); undefined for the others. */
+export const countedTypeCode = (name: string): number | undefined => codeOfType.get(name);
 const typeSlots = new Uint8Array(Math.max(...typeNames.keys()) + 1);
 for (const [index, qtype] of [...typeNames.keys()].entries()) typeSlots[qtype] = index + 1;
-const rcodeSlots = 16;
+export const rcodeSlots = 16;
 const transports: readonly TransportName[] = ['udp', 'tcp'];
 /** Per transport: one slot per type and rcode, then one for dropped queries. */
 const transportSlots = typeLabels.length * rcodeSlots + 1;
@@ -31,8 +36,11 @@ const transportSlots = typeLabels.length * rcodeSlots + 1;
 export interface DnsMetrics {
   /** performance.now() when this query is one to time, otherwise -1. */
   start(transport: TransportName): number;
-  /** `started`: what `start` returned for this query. */
-  answered(transport: TransportName, reply: Buffer | undefined, started: number): void;
+  /**
+   * `started`: what `start` returned for this query. Gives the reply's slot, its QTYPE's slot times
+   * `rcodeSlots` plus its RCODE (the statistics count in the same slots), or -1 for no reply.
+   */
+  answered(transport: TransportName, reply: Buffer | undefined, started: number): number;
   cache(hit: boolean): void;
   /** A UDP reply over the rate limit (rate-limit.ts), sent truncated or dropped. */
   rateLimited(action: 'slipped' | 'dropped'): void;
@@ -125,11 +133,12 @@ export function dnsMetrics(registry: Registry): DnsMetrics {
       const base = transport === 'udp' ? 0 : transportSlots;
       if (reply === undefined) {
         counts[base + transportSlots - 1] = (counts[base + transportSlots - 1] ?? 0) + 1;
-        return;
+        return -1;
       }
       const qtype = questionType(reply);
-      const slot = base + (qtype < typeSlots.length ? (typeSlots[qtype] ?? 0) : 0) * rcodeSlots + ((reply[3] ?? 0) & 0xf);
-      counts[slot] = (counts[slot] ?? 0) + 1;
+      const slot = (qtype < typeSlots.length ? (typeSlots[qtype] ?? 0) : 0) * rcodeSlots + ((reply[3] ?? 0) & 0xf);
+      counts[base + slot] = (counts[base + slot] ?? 0) + 1;
+      return slot;
     },
     cache: (hit) => {
       if (hit) lookups.hit++;

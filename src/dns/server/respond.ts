@@ -91,8 +91,8 @@ function layout(query: Query, transport: Transport): Layout {
   return { limit, reserved, nsid };
 }
 
-/** Lays the sections out after the question; when they do not fit, the answer is the question alone with TC. */
-function compose(query: Query, sections: Sections, shape: Layout, code: number): CachedAnswer {
+/** Lays the sections out after the question; when they do not fit, the answer is the question alone with TC. `zone`: the answering zone's id, 0 for none. */
+function compose(query: Query, sections: Sections, shape: Layout, code: number, zone = 0): CachedAnswer {
   const writer = new ResponseWriter(shape.limit, shape.reserved);
   writer.question(query.questionBytes, query.name);
   const start = writer.length;
@@ -100,6 +100,7 @@ function compose(query: Query, sections: Sections, shape: Layout, code: number):
   const complete = writeSections(writer, sections, counts);
   const authoritative = sections.authoritative && code !== rcode.refused && code !== rcode.notImp && code !== rcode.formErr;
   return {
+    zone,
     authoritative,
     truncated: !complete,
     rcode: code,
@@ -151,10 +152,13 @@ export interface Responder {
   cache: ResponseCache;
   geo: GeoLookup | undefined;
   metrics: DnsMetrics | undefined;
+  /** Set by `respond`: the id of the zone that answered the query, 0 for none (query-stats.ts counts it). */
+  zone: number;
 }
 
 export function respond(server: Responder, message: Buffer, transport: Transport): Buffer | undefined {
   const { zones, cache, geo, metrics } = server;
+  server.zone = 0;
   // Responses (QR set) are never answered: that is how reflection loops start.
   if (message.length >= 3 && ((message[2] ?? 0) & 0x80) !== 0) return undefined;
   // Before any answer, from the parsed query or from a kept reply: a zone change empties the cache,
@@ -163,6 +167,7 @@ export function respond(server: Responder, message: Buffer, transport: Transport
   const kept = cache.reply(message, transport.udp);
   if (kept !== undefined) {
     metrics?.cache(true);
+    server.zone = cache.keptZone;
     return kept;
   }
   let query: Query;
@@ -187,6 +192,7 @@ export function respond(server: Responder, message: Buffer, transport: Transport
   const cached = cache.get(key);
   if (cached !== undefined) {
     metrics?.cache(true);
+    server.zone = cached.zone;
     return emit(query, cached, shape, 0);
   }
   // The requester as the pickers see it: the client subnet exactly as sent, else the source.
@@ -196,7 +202,10 @@ export function respond(server: Responder, message: Buffer, transport: Transport
   const scope = subnet?.sourcePrefix ?? 0;
   const tailored = cache.tailored(key, who);
   metrics?.cache(tailored !== undefined);
-  if (tailored !== undefined) return emit(query, tailored, shape, scope);
+  if (tailored !== undefined) {
+    server.zone = tailored.zone;
+    return emit(query, tailored, shape, scope);
+  }
 
   // A DS lives in the parent: at a hosted zone's apex, ask the hosted parent if there is one.
   let zone = zones.find(query.name);
@@ -208,7 +217,8 @@ export function respond(server: Responder, message: Buffer, transport: Transport
 
   const used: PickersUsed = { pickers: false, random: false };
   const sections = lookup(zones, zone, query.name, query.qtype, { udp: transport.udp, select: selector(query, transport, geo, used), dnssecOk, compactOk });
-  const answer = compose(query, sections, shape, sections.rcode);
+  const answer = compose(query, sections, shape, sections.rcode, zone.head.id);
+  server.zone = zone.head.id;
   if (!used.pickers) return emit(query, cache.set(key, answer), shape, 0);
   if (!used.random) cache.setTailored(key, who, answer);
   return emit(query, answer, shape, scope);

@@ -7,6 +7,8 @@
 import { KeptReplies } from './kept-replies.ts';
 
 export interface CachedAnswer {
+  /** The id of the zone that answered; 0 for none (a refusal). */
+  zone: number;
   authoritative: boolean;
   truncated: boolean;
   rcode: number;
@@ -31,6 +33,8 @@ export class ResponseCache {
    * query's bytes alone and may be kept whole (tailored answers never go through the cache).
    */
   #handedOut = false;
+  /** The zone of the answer last handed out. */
+  #handedZone = 0;
 
   /** Drops everything when the served zones or the signing epoch have changed since the entries were made. */
   sync(version: number, epoch: number): void {
@@ -49,14 +53,22 @@ export class ResponseCache {
     return this.#replies.reply(message, udp);
   }
 
+  /** The zone of the kept reply `reply` last handed out. */
+  get keptZone(): number {
+    return this.#replies.zone;
+  }
+
   /** Keeps the reply to the query `reply` last missed, when its answer came from this cache. */
   learn(reply: Buffer | undefined): void {
-    this.#replies.keep(this.#handedOut ? reply : undefined);
+    this.#replies.keep(this.#handedOut ? reply : undefined, this.#handedZone);
   }
 
   get(key: string): CachedAnswer | undefined {
     const answer = this.#entries.get(key);
-    if (answer !== undefined) this.#handedOut = true;
+    if (answer !== undefined) {
+      this.#handedOut = true;
+      this.#handedZone = answer.zone;
+    }
     return answer;
   }
 
@@ -64,6 +76,7 @@ export class ResponseCache {
   set(key: string, answer: CachedAnswer): CachedAnswer {
     bounded(this.#entries, key, answer);
     this.#handedOut = true;
+    this.#handedZone = answer.zone;
     return answer;
   }
 

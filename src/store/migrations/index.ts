@@ -12,6 +12,7 @@ import * as hostClaims from './0006_host_claims.ts';
 import * as zoneVersions from './0007_zone_versions.ts';
 import * as revokedSessions from './0008_revoked_sessions.ts';
 import * as acme from './0009_acme.ts';
+import * as queryCounts from './0010_query_counts.ts';
 
 type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
 
@@ -25,6 +26,7 @@ const steps: Record<string, Step> = {
   '0007_zone_versions': zoneVersions.up,
   '0008_revoked_sessions': revokedSessions.up,
   '0009_acme': acme.up,
+  '0010_query_counts': queryCounts.up,
 };
 
 export function migrations(engine: Engine): Record<string, Migration> {
