@@ -126,7 +126,7 @@ export async function startService(config: Config, logger: Logger, output: Writa
           nsid: config.dnsNsid,
           catalog: config.dnsCatalog,
           rrl: { perSecond: config.dnsRrl, slip: config.dnsRrlSlip },
-          stats: { flushSeconds: config.dnsStatsFlushSeconds, retentionDays: config.dnsStatsRetentionDays },
+          stats: { flushSeconds: config.statsFlushSeconds, retentionDays: config.statsRetentionDays },
           applyFaults: config.testApplyFaults,
           tcp: tcpLimits({
             maxClients: config.dnsTcpMaxClients,

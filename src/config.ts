@@ -120,10 +120,10 @@ export interface Config {
   dnsRrl: number;
   /** Over the limit, every this-many-th reply is sent truncated, the rest dropped; 0: all dropped. */
   dnsRrlSlip: number;
-  /** Seconds between a DNS thread's writes of its query counts (divides 60). */
-  dnsStatsFlushSeconds: number;
-  /** Days query statistics are kept; 0: for ever. */
-  dnsStatsRetentionDays: number;
+  /** Seconds between writes of the DNS query and proxy request counts (divides 60). */
+  statsFlushSeconds: number;
+  /** Days those statistics are kept; 0: for ever. */
+  statsRetentionDays: number;
   /** TCP connections the DNS role holds at once, over all its threads. */
   dnsTcpMaxClients: number;
   /** Of those, from one client address (IPv6: one /64). */
@@ -494,16 +494,16 @@ export const settings = {
     description: 'Over the rate limit, every Nth reply is sent truncated (the client retries over TCP) and the others dropped; 0: drop all',
     default: '2',
   },
-  dnsStatsFlush: {
-    env: 'EDGEPLANE_DNS_STATS_FLUSH',
-    flag: 'dns-stats-flush',
-    description: 'Seconds between each DNS thread\'s writes of its per-zone query counts to the store (GET /dns/v2/zones/{name}/statistics); divides 60',
+  statsFlush: {
+    env: 'EDGEPLANE_STATS_FLUSH',
+    flag: 'stats-flush',
+    description: 'Seconds between writes of the statistics to the store: each DNS thread\'s per-zone query counts (GET /dns/v2/zones/{name}/statistics), each proxy process\'s per-resource request counts (GET /security/resources/{id}/statistics); divides 60',
     default: '10',
   },
-  dnsStatsRetentionDays: {
-    env: 'EDGEPLANE_DNS_STATS_RETENTION_DAYS',
-    flag: 'dns-stats-retention-days',
-    description: 'Days the per-zone query statistics (one-minute buckets) are kept; 0: for ever',
+  statsRetentionDays: {
+    env: 'EDGEPLANE_STATS_RETENTION_DAYS',
+    flag: 'stats-retention-days',
+    description: 'Days the query and request statistics (one-minute buckets) are kept; 0: for ever',
     default: '30',
   },
   dnsTcpMaxClients: {
@@ -732,8 +732,8 @@ export function loadConfig(
     dnsCatalog: check('dnsCatalog', canonicalName, undefined),
     dnsRrl: check('dnsRrl', (v) => integerIn(v, 0, 1_000_000), 0),
     dnsRrlSlip: check('dnsRrlSlip', (v) => integerIn(v, 0, 10), 2),
-    dnsStatsFlushSeconds: check('dnsStatsFlush', parseFlushSeconds, 10),
-    dnsStatsRetentionDays: check('dnsStatsRetentionDays', (v) => integerIn(v, 0, 3650), 30),
+    statsFlushSeconds: check('statsFlush', parseFlushSeconds, 10),
+    statsRetentionDays: check('statsRetentionDays', (v) => integerIn(v, 0, 3650), 30),
     dnsTcpMaxClients: check('dnsTcpMaxClients', parseConnectionCap, defaultMaxClients()),
     dnsTcpMaxPerClient: check('dnsTcpMaxPerClient', (v) => integerIn(v, 1, 1_000_000), 64),
     dnsTcpIdleTimeoutSeconds: check('dnsTcpIdleTimeout', (v) => durationIn(v, 1, 3600), 10),

@@ -24,6 +24,7 @@ import { rrsetRoutes } from './routes/dns/rrsets.ts';
 import { zoneFileRoutes } from './routes/dns/zone-files.ts';
 import { platformRoutes, zoneRoutes } from './routes/dns/zones.ts';
 import { resourceRoutes } from './routes/security/resources.ts';
+import { requestStatisticsRoutes } from './routes/security/statistics.ts';
 
 const version = '0.1.0';
 
@@ -73,6 +74,7 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
     rrsetRoutes(scope, ctx.dns);
     await zoneFileRoutes(scope, ctx.dns);
     resourceRoutes(scope, ctx.security);
+    requestStatisticsRoutes(scope, ctx.security);
   });
   return app;
 }

@@ -27,7 +27,7 @@ const emptyDetails: ResourceDetails = { aliases: [], origins: [], rules: [], lis
 /** The sealing context of a resource's TLS private key: a sealed key opens only for its resource. */
 export const tlsKeyContext = (id: number) => `tls-key:${String(id)}`;
 
-function resourceNotFound(): ApiError {
+export function resourceNotFound(): ApiError {
   return notFound('resource is not found');
 }
 

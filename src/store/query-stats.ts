@@ -2,6 +2,7 @@
 // summed as DNS threads and nodes add their counts (dns/server/query-stats.ts).
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
+import { intervalStart } from './intervals.ts';
 
 export interface QueryCount {
   zone_id: number;
@@ -46,9 +47,7 @@ export interface QueryCountFilter {
 /** Queries per result bucket (its start, Unix seconds), the buckets with none left out. */
 export async function sumQueryCounts(db: Db, filter: QueryCountFilter): Promise<{ start: number; count: number }[]> {
   if (filter.zoneIds.length === 0) return [];
-  const g = filter.granularity;
-  // Result buckets start at multiples of the granularity from the first requested second.
-  const start = sql<number | string>`(${sql.lit(filter.from)} + ((bucket - ${sql.lit(filter.from)}) / ${sql.lit(g)}) * ${sql.lit(g)})`;
+  const start = intervalStart(filter.from, filter.granularity);
   let query = db
     .selectFrom('dns_query_counts')
     .select([start.as('start'), (eb) => eb.fn.sum<number | string>('count').as('count')])

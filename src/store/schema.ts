@@ -236,6 +236,15 @@ export interface DnsQueryCountsTable {
   count: number;
 }
 
+export interface ProxyRequestCountsTable {
+  resource_id: number;
+  /** Unix seconds of the minute's start. */
+  bucket: number;
+  /** passed, origin_error, or the reason of the proxy's own answer (proxy-metrics.ts). */
+  outcome: string;
+  count: number;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   users: UsersTable;
@@ -247,6 +256,7 @@ export interface Tables {
   records: RecordsTable;
   dnssec_keys: DnssecKeysTable;
   dns_query_counts: DnsQueryCountsTable;
+  proxy_request_counts: ProxyRequestCountsTable;
   webhook_outbox: WebhookOutboxTable;
   resources: ResourcesTable;
   resource_hosts: ResourceHostsTable;

@@ -1,9 +1,9 @@
 // Per-zone query counters of a DNS thread (src/dns/server/query-stats.ts) and the provider's
-// granularity strings (src/dns/statistics.ts). The counts through real queries and the store:
+// granularity strings (src/statistics/range.ts). The counts through real queries and the store:
 // test/e2e/dns-statistics.test.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { durationSeconds } from '../../src/dns/statistics.ts';
+import { durationSeconds } from '../../src/statistics/range.ts';
 import { rcodeSlots, slotTypes } from '../../src/dns/server/metrics.ts';
 import { QueryStats } from '../../src/dns/server/query-stats.ts';
 

@@ -25,7 +25,7 @@ for (const engine of engines()) {
 
     before(async () => {
       // Written every second, so that the test reads them soon.
-      const env = { EDGEPLANE_DNS_STATS_FLUSH: '1' };
+      const env = { EDGEPLANE_STATS_FLUSH: '1' };
       node = await startService({ engine, env });
       dnsNode = await node.sibling({ ...env, EDGEPLANE_ROLES: 'dns' });
       const auth = bearer((await login(node.url, adminEmail, adminPassword)).access);

@@ -20,6 +20,7 @@ import type { ResourcePolicy } from './policy.ts';
 import { loadPolicies } from './policy-loader.ts';
 import { startProxyServer, type PolicyUpdate } from './proxy-server.ts';
 import { spawnProxyThread, type ProxyThread } from './proxy-threads.ts';
+import { requestsMetric, startRequestStats, type ThreadCounters } from './request-stats.ts';
 import type { AccessLogTarget } from './worker-main.ts';
 import type { ProxySettings } from './thread-deps.ts';
 import { acmeDirectoryOf } from './tls/acme-account.ts';
@@ -159,6 +160,14 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
       const replies = await Promise.all(threads.map((t) => t.request({ kind: 'metrics' })));
       return replies.filter((r) => r.kind === 'done').map((r) => r.metrics as never);
     });
+    // Each thread's request counters, this one's first: a thread that does not answer counts nothing this time.
+    const counters = async (): Promise<ThreadCounters[]> => {
+      const own = await options.metrics.registry.getSingleMetric(requestsMetric)?.get();
+      const replies = await Promise.all(threads.map((t) => t.request({ kind: 'metrics' })));
+      return [own === undefined ? [] : [own], ...replies.map((r) => (r.kind === 'done' ? (r.metrics as ThreadCounters) : []))];
+    };
+    const requestStats = await startRequestStats({ db: store.db, collect: counters, logger, flushSeconds: config.statsFlushSeconds, retentionDays: config.statsRetentionDays });
+    stops.push(() => requestStats.stop());
 
     const broadcast = async (update: PolicyUpdate) => {
       const applied = Promise.all([local.apply(update), ...threads.map((t) => t.request({ kind: 'update', update }))]);

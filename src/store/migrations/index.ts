@@ -13,6 +13,7 @@ import * as zoneVersions from './0007_zone_versions.ts';
 import * as revokedSessions from './0008_revoked_sessions.ts';
 import * as acme from './0009_acme.ts';
 import * as queryCounts from './0010_query_counts.ts';
+import * as proxyRequestCounts from './0011_proxy_request_counts.ts';
 
 type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
 
@@ -27,6 +28,7 @@ const steps: Record<string, Step> = {
   '0008_revoked_sessions': revokedSessions.up,
   '0009_acme': acme.up,
   '0010_query_counts': queryCounts.up,
+  '0011_proxy_request_counts': proxyRequestCounts.up,
 };
 
 export function migrations(engine: Engine): Record<string, Migration> {

@@ -1,0 +1,38 @@
+// GET /security/resources/{id}/statistics (security/statistics.ts).
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { SecurityContext } from '../../../security/context.ts';
+import { resourceStatistics } from '../../../security/statistics.ts';
+import { principal } from '../../auth.ts';
+import { sendJson } from '../../json-reply.ts';
+import { errors, IntegerId } from '../../schemas/common.ts';
+import { intervalCounts, rangeQuery } from '../../schemas/statistics.ts';
+
+const Query = Type.Object({
+  ...rangeQuery,
+  outcome: Type.Optional(Type.String({ maxLength: 32, description: 'count only requests with this outcome: passed, origin_error, or a refusal reason (blacklist, geo, method, rate_limit, waf, bot_challenge, shed, redirect, ...)' })),
+});
+
+const Result = Type.Object({
+  ...intervalCounts,
+  outcomes: Type.Record(Type.String(), Type.Integer(), { description: 'the range\'s requests by outcome' }),
+});
+
+export function requestStatisticsRoutes(app: FastifyInstance, ctx: SecurityContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.get(
+    '/security/resources/:resource_id/statistics',
+    {
+      schema: {
+        tags: ['security resources'],
+        summary: 'Requests the protection proxy ended for the resource, per interval and by outcome',
+        description: 'Counted by every proxy thread and node, written every EDGEPLANE_STATS_FLUSH seconds in one-minute buckets, kept EDGEPLANE_STATS_RETENTION_DAYS days.',
+        params: Type.Object({ resource_id: IntegerId }),
+        querystring: Query,
+        response: { 200: Result, ...errors(400, 401, 404) },
+      },
+    },
+    async (request, reply) => sendJson(reply, 200, await resourceStatistics(ctx, principal(request), request.params.resource_id, request.query)),
+  );
+}

@@ -1,0 +1,63 @@
+// Proxy request statistics repository: requests per resource, one-minute bucket and outcome, summed
+// as proxy processes add their counts (security/proxy/request-stats.ts).
+import { sql } from 'kysely';
+import type { Db } from './database.ts';
+import { intervalStart } from './intervals.ts';
+
+export interface RequestCount {
+  resource_id: number;
+  /** Unix seconds of the bucket's start. */
+  bucket: number;
+  outcome: string;
+  count: number;
+}
+
+/** Rows an insert carries at most: well under SQLite's 32,766 bound parameters (4 a row). */
+const rowsPerInsert = 1000;
+
+/** Adds the counts to what the store holds for their keys. */
+export async function addRequestCounts(db: Db, rows: readonly RequestCount[]): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    for (let i = 0; i < rows.length; i += rowsPerInsert) {
+      await tx
+        .insertInto('proxy_request_counts')
+        .values(rows.slice(i, i + rowsPerInsert))
+        .onConflict((oc) => oc.columns(['resource_id', 'bucket', 'outcome']).doUpdateSet({ count: sql`proxy_request_counts.count + excluded.count` }))
+        .execute();
+    }
+  });
+}
+
+export async function dropRequestCountsBefore(db: Db, bucket: number): Promise<void> {
+  await db.deleteFrom('proxy_request_counts').where('bucket', '<', bucket).execute();
+}
+
+export interface RequestCountFilter {
+  resourceId: number;
+  /** Unix seconds, inclusive. */
+  from: number;
+  /** Unix seconds, exclusive. */
+  to: number;
+  /** Seconds an interval spans (a multiple of 60). */
+  granularity: number;
+  outcome: string | undefined;
+}
+
+/** Requests per interval (its start, Unix seconds), the intervals with none left out, and per outcome over the range. */
+export async function sumRequestCounts(db: Db, filter: RequestCountFilter): Promise<{ intervals: { start: number; count: number }[]; outcomes: Map<string, number> }> {
+  const start = intervalStart(filter.from, filter.granularity);
+  let rows = db
+    .selectFrom('proxy_request_counts')
+    .where('resource_id', '=', filter.resourceId)
+    .where('bucket', '>=', filter.from)
+    .where('bucket', '<', filter.to);
+  if (filter.outcome !== undefined) rows = rows.where('outcome', '=', filter.outcome);
+  const [intervals, outcomes] = await Promise.all([
+    rows.select([start.as('start'), (eb) => eb.fn.sum<number | string>('count').as('count')]).groupBy(start).orderBy(start).execute(),
+    rows.select(['outcome', (eb) => eb.fn.sum<number | string>('count').as('count')]).groupBy('outcome').orderBy('outcome').execute(),
+  ]);
+  return {
+    intervals: intervals.map((r) => ({ start: Number(r.start), count: Number(r.count) })),
+    outcomes: new Map(outcomes.map((r) => [r.outcome, Number(r.count)])),
+  };
+}
