@@ -166,6 +166,8 @@ test("a script that keeps asking for the challenge without solving it gets it a 
   assert.deepEqual([...counts.keys()], [403], 'the script only ever got the challenge');
   assert.ok(challenges >= 5 && challenges <= 4 + 8 * 4, `the script's challenges came a second apart once it had four: ${String(challenges)}`);
   const held = service.output().split('\n').filter((line) => line.includes('"client":"127.0.0.3"') && line.includes('"host":"guarded.example"'));
+  // A full suite on a busy machine once let two more than four through at once: the repeat counters
+  // halve every second, and the script was slow to ask. All but a few waited.
   const late = held.filter((line) => JSON.parse(line.slice(line.indexOf('{'))).duration_ms >= 990);
-  assert.ok(late.length >= held.length - 4 && late.length > 0, `all but the first four waited a second: ${String(late.length)} of ${String(held.length)}`);
+  assert.ok(late.length >= held.length - 6 && late.length > 0, `all but the first few waited a second: ${String(late.length)} of ${String(held.length)}`);
 });
