@@ -12,7 +12,6 @@ import { startFlushClock, type FlushClock } from '../../statistics/flush-clock.t
 import { rcodeSlots, slotTypes } from './metrics.ts';
 
 const slots = slotTypes.length * rcodeSlots;
-const pruneEveryMs = 3_600_000;
 
 export class QueryStats {
   #zones = new Map<number, Uint32Array>();
@@ -56,18 +55,14 @@ export interface StatsWriterOptions {
 
 /** Writes the counts at every multiple of `flushSeconds` of the clock, and drops buckets past the retention. */
 export function startStatsWriter(options: StatsWriterOptions): FlushClock {
-  const { db, stats, logger, retentionDays } = options;
-  let lastPrune = 0;
+  const { db, stats, logger } = options;
   return startFlushClock({
     flushSeconds: options.flushSeconds,
-    flush: async (bucket, atMs) => {
+    flush: async (bucket) => {
       const rows = stats.take(bucket);
       if (rows.length > 0) await addQueryCounts(db, rows);
-      if (options.prunes && retentionDays > 0 && atMs - lastPrune >= pruneEveryMs) {
-        lastPrune = atMs;
-        await dropQueryCountsBefore(db, Math.floor(atMs / 1000) - retentionDays * 86_400);
-      }
     },
+    retention: options.prunes ? { days: options.retentionDays, dropBefore: (bucket) => dropQueryCountsBefore(db, bucket) } : undefined,
     onError: (e) => logger.error({ err: e }, 'query statistics not written'),
   });
 }

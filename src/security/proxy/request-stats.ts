@@ -11,7 +11,6 @@ import type { Db } from '../../store/database.ts';
 import { addRequestCounts, dropRequestCountsBefore, type RequestCount } from '../../store/request-stats.ts';
 
 export const requestsMetric = 'edgeplane_proxy_requests_total';
-const pruneEveryMs = 3_600_000;
 
 /** One thread's metrics as prom-client hands them (`edgeplane_proxy_requests_total` alone, or a whole registry's): what is read of them. */
 export type ThreadCounters = readonly { name: string; values: readonly { labels: Partial<Record<string, string | number>>; value: number }[] }[];
@@ -60,17 +59,13 @@ export async function startRequestStats(options: RequestStatsOptions): Promise<F
   const deltas = new CounterDeltas();
   // What the threads counted before this start is not this interval's.
   deltas.take(await options.collect(), 0);
-  let lastPrune = 0;
   return startFlushClock({
     flushSeconds: options.flushSeconds,
-    flush: async (bucket, atMs) => {
+    flush: async (bucket) => {
       const rows = deltas.take(await options.collect(), bucket);
       if (rows.length > 0) await addRequestCounts(options.db, rows);
-      if (options.retentionDays > 0 && atMs - lastPrune >= pruneEveryMs) {
-        lastPrune = atMs;
-        await dropRequestCountsBefore(options.db, Math.floor(atMs / 1000) - options.retentionDays * 86_400);
-      }
     },
+    retention: { days: options.retentionDays, dropBefore: (bucket) => dropRequestCountsBefore(options.db, bucket) },
     onError: (e) => options.logger.error({ err: e }, 'request statistics not written'),
   });
 }
