@@ -156,15 +156,13 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
       threads.push(thread);
       stops.push(() => thread.stop());
     }
-    options.metrics.addSource(async () => {
-      const replies = await Promise.all(threads.map((t) => t.request({ kind: 'metrics' })));
-      return replies.filter((r) => r.kind === 'done').map((r) => r.metrics as never);
-    });
+    /** Each worker thread's metrics, in the threads' order; undefined for a thread that did not answer. */
+    const workerMetrics = async () => (await Promise.all(threads.map((t) => t.request({ kind: 'metrics' })))).map((r) => (r.kind === 'done' ? r.metrics : undefined));
+    options.metrics.addSource(async () => (await workerMetrics()).filter((m) => m !== undefined).map((m) => m as never));
     // Each thread's request counters, this one's first: a thread that does not answer counts nothing this time.
     const counters = async (): Promise<ThreadCounters[]> => {
       const own = await options.metrics.registry.getSingleMetric(requestsMetric)?.get();
-      const replies = await Promise.all(threads.map((t) => t.request({ kind: 'metrics' })));
-      return [own === undefined ? [] : [own], ...replies.map((r) => (r.kind === 'done' ? (r.metrics as ThreadCounters) : []))];
+      return [own === undefined ? [] : [own], ...(await workerMetrics()).map((m) => (m ?? []) as ThreadCounters)];
     };
     const requestStats = await startRequestStats({ db: store.db, collect: counters, logger, flushSeconds: config.statsFlushSeconds, retentionDays: config.statsRetentionDays });
     stops.push(() => requestStats.stop());
