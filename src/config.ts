@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { minPasswordLength } from './accounts/passwords.ts';
 import { canonicalName } from './dns/names.ts';
 import { reservedNameProblem } from './dns/reserved-names.ts';
 import { parseNetwork } from './net/networks.ts';
@@ -882,7 +883,7 @@ export function parseEmail(value: string): string {
 }
 
 function parsePassword(value: string): string {
-  if (value.length < 8) throw new Error('must be at least 8 characters');
+  if (value.length < minPasswordLength) throw new Error(`must be at least ${String(minPasswordLength)} characters`);
   return value;
 }
 

@@ -14,6 +14,9 @@ const phc = (nonce: Buffer, tag: Buffer) => {
   return `$argon2id$v=19$m=${params.memory},t=${params.passes},p=${params.parallelism}$${b64(nonce)}$${b64(tag)}`;
 };
 
+/** The shortest password taken, wherever one is set (the API, the configuration, the CLI). */
+export const minPasswordLength = 8;
+
 export async function hashPassword(password: string): Promise<string> {
   const nonce = randomBytes(16);
   return phc(nonce, await argon2Async('argon2id', { message: password, nonce, ...params }));

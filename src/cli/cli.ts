@@ -6,16 +6,15 @@
 import { parseArgs } from 'node:util';
 import { createAccount } from '../accounts/accounts.ts';
 import { passwordHasher } from '../accounts/password-hasher.ts';
+import { minPasswordLength } from '../accounts/passwords.ts';
 import { startService, stopOnSignals } from '../app.ts';
-import { ConfigError, configFlags, loadConfig, parseEmail, settings, type Config } from '../config.ts';
+import { ConfigError, configFlags, loadConfig, parseEmail, settings } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
-import { openStore, type Store } from '../store/database.ts';
-import { migrateToLatest } from '../store/migrate.ts';
 import { actingUser } from './acting-user.ts';
 import { authorize, type CliIo, type OperatorCommand } from './command.ts';
 import { dnssecDs } from './dnssec-commands.ts';
-import { withOperatorContext } from './operator-context.ts';
+import { withOperatorContext, withStore } from './operator-context.ts';
 import { tokenCreate, tokenList, tokenRevoke } from './token-commands.ts';
 import { userAdd } from './user-commands.ts';
 import { zoneExport, zoneImport } from './zone-commands.ts';
@@ -51,17 +50,6 @@ ${Object.values(settings)
   .map((s) => `  --${s.flag.padEnd(20)} ${s.env.padEnd(28)} ${s.description}`)
   .join('\n')}
 `;
-
-/** Runs one piece of work on a store whose schema is up to date, then closes it. */
-async function withStore<T>(config: Config, work: (store: Store, migrated: string[]) => Promise<T>): Promise<T> {
-  const store = openStore(config);
-  try {
-    const applied = await migrateToLatest(store);
-    return await work(store, applied);
-  } finally {
-    await store.close();
-  }
-}
 
 async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -108,7 +96,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<v
     }
     case 'account create': {
       if (values.email === undefined || values.password === undefined) throw new ConfigError('account create needs --email and --password');
-      if (values.password.length < 8) throw new ConfigError('--password must be at least 8 characters');
+      if (values.password.length < minPasswordLength) throw new ConfigError(`--password must be at least ${String(minPasswordLength)} characters`);
       const input = { email: parseEmail(values.email), password: values.password, name: values.name };
       const passwords = passwordHasher({ concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue });
       const account = await withStore(config, (store) => createAccount(store.db, passwords, input));

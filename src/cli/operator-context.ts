@@ -17,11 +17,20 @@ export interface OperatorContext {
   passwords: PasswordHasher;
 }
 
-/** Runs `work` on the configured store, then closes it. */
-export async function withOperatorContext<T>(config: Config, work: (ctx: OperatorContext) => Promise<T>): Promise<T> {
+/** Runs one piece of work on the configured store, its schema brought up to date, then closes it. */
+export async function withStore<T>(config: Config, work: (store: Store, migrated: string[]) => Promise<T>): Promise<T> {
   const store = openStore(config);
   try {
-    await migrateToLatest(store);
+    const applied = await migrateToLatest(store);
+    return await work(store, applied);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Runs `work` with the contexts of the configured store, then closes it. */
+export function withOperatorContext<T>(config: Config, work: (ctx: OperatorContext) => Promise<T>): Promise<T> {
+  return withStore(config, (store) => {
     const dns: DnsContext = {
       store,
       config,
@@ -32,8 +41,6 @@ export async function withOperatorContext<T>(config: Config, work: (ctx: Operato
       wakeWebhooks: () => undefined,
     };
     const passwords = passwordHasher({ concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue });
-    return await work({ store, dns, passwords });
-  } finally {
-    await store.close();
-  }
+    return work({ store, dns, passwords });
+  });
 }

@@ -1,13 +1,10 @@
 // `user add`: a user of the acting administrator's account, as POST /iam/users does; without
 // --password one is generated and printed once.
-import { generatePassword } from '../accounts/passwords.ts';
+import { generatePassword, minPasswordLength } from '../accounts/passwords.ts';
 import { asRole, parseRole } from '../accounts/roles.ts';
 import { addUser } from '../accounts/users.ts';
 import { ConfigError, parseEmail } from '../config.ts';
 import { writeJson, type OperatorCommand } from './command.ts';
-
-/** The API's minimum (accounts and users alike). */
-const minPasswordLength = 8;
 
 export const userAdd: OperatorCommand = {
   usage: 'user add --email E [--role R] [--name N] [--password P]',

@@ -1,8 +1,9 @@
 // Request and response schemas of the IAM area.
 import { Type } from 'typebox';
+import { minPasswordLength } from '../../accounts/passwords.ts';
 
 const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' });
-const Password = Type.String({ minLength: 8, maxLength: 1024 });
+const Password = Type.String({ minLength: minPasswordLength, maxLength: 1024 });
 
 const RoleRef = Type.Object(
   {
