@@ -8,8 +8,8 @@ import { hasBit, type PrefilterGroup } from './prefilter.ts';
 import { requestCollections, type Collections, type Field, type WafRequest } from './request-fields.ts';
 import { templateOf, type MacroRef } from './macro.ts';
 import { requiredLiterals } from './required-literals.ts';
-import { isDetection, isMarker, isPreset, planPhases, type PlanItem } from './rule-plan.ts';
-import type { Rule, RuleSet, SetVar, Target } from './rule-set.ts';
+import { isDetection, isMarker, isPreset, markerPositions, planPhases, type PlanItem } from './rule-plan.ts';
+import { captureNames, type Rule, type RuleSet, type SetVar, type Target } from './rule-set.ts';
 import type { TransformStep } from './transform-chains.ts';
 import { triggersIn } from './transform-triggers.ts';
 import { newMemo } from './value-memo.ts';
@@ -46,15 +46,12 @@ function perMatchSetVars(rule: Rule): SetVar[] {
   return found;
 }
 
-/** Where each marker is in a phase's list: skipAfter goes on past it. */
+/** Where each marker is in a plan's phase, made once per phase: skipAfter goes on past it. */
 const markerIndexes = new WeakMap<PlanItem[], Map<string, number>>();
 function markerIndex(list: PlanItem[], marker: string): number {
   let index = markerIndexes.get(list);
   if (index === undefined) {
-    index = new Map();
-    list.forEach((item, i) => {
-      if (isMarker(item) && !index?.has(item.marker)) index?.set(item.marker, i);
-    });
+    index = markerPositions(list);
     markerIndexes.set(list, index);
   }
   return index.get(marker) ?? list.length;
@@ -66,9 +63,6 @@ const integer = (text: string | undefined): number => {
 };
 
 const noCaptures: readonly string[] = [];
-
-/** TX:0 … TX:9, the captures' names. */
-const digits = Array.from({ length: 10 }, (_, i) => String(i));
 
 /** The literals (lower case) a TX selector's regex needs, one of which a name must hold to be selected. */
 const literalsOfSelector = new WeakMap<RegExp, string[] | undefined>();
@@ -347,9 +341,9 @@ class Transaction {
         this.#matchedVarName = name;
         (matchedNow ??= []).push({ name, value });
         if (rule.capture && !rule.negated) {
-          for (let i = 0; i < 10; i++) {
-            if (i < captured.length) this.#tx.set(digits[i] as string, captured[i] ?? '');
-            else this.#tx.delete(digits[i] as string);
+          for (let i = 0; i < captureNames.length; i++) {
+            if (i < captured.length) this.#tx.set(captureNames[i] as string, captured[i] ?? '');
+            else this.#tx.delete(captureNames[i] as string);
           }
         }
         // What names this match (a capture, the matched variable) is set now, for each match, as

@@ -24,7 +24,8 @@
 //
 // Rules whose only effect is to set TX variables no rule reads (CRS's 901318 hashes the
 // User-Agent for the IP reputation collection, which the engine does not keep) are left out too.
-import type { Marker, Rule } from './rule-set.ts';
+import { templateOf } from './macro.ts';
+import { captureNames, type Marker, type Rule } from './rule-set.ts';
 
 /** TX assignments made in advance (undefined: the variable unset), applied where the static rules stood. */
 export interface Preset {
@@ -59,15 +60,13 @@ interface Effects {
   writePrefixes: string[];
 }
 
-const macroNames = (text: string): string[] => Array.from(text.matchAll(/%\{([^}]+)\}/g), (m) => (m[1] ?? '').toLowerCase());
-
 /** What the rule reads and writes; with `chained`, its chain's too. */
 function effectsOf(head: Rule, chained: boolean): Effects {
   const fx: Effects = { reads: new Set(), readsMore: false, writes: new Set(), writePrefixes: [] };
   const readMacros = (text: string): void => {
-    for (const name of macroNames(text)) {
-      if (name.startsWith('tx.')) fx.reads.add(name.slice(3));
-      else if (name !== 'rule.id') fx.readsMore = true;
+    for (const { collection, key } of templateOf(text)?.refs ?? []) {
+      if (collection === 'TX' && key !== undefined) fx.reads.add(key);
+      else if (collection !== 'RULE' || key !== 'id') fx.readsMore = true;
     }
   };
   for (let r: Rule | undefined = head; r !== undefined; r = chained ? r.chain : undefined) {
@@ -76,7 +75,7 @@ function effectsOf(head: Rule, chained: boolean): Effects {
       else fx.readsMore = true;
     }
     readMacros(r.operatorArg);
-    if (r.capture) for (let i = 0; i < 10; i++) fx.writes.add(String(i));
+    if (r.capture) for (const name of captureNames) fx.writes.add(name);
     for (const v of r.setvars) {
       readMacros(v.name);
       readMacros(v.value);
@@ -124,11 +123,11 @@ function removable(heads: readonly Rule[]): (rule: Rule) => boolean {
   return (rule) => any || ranges.some(([lo, hi]) => rule.id >= lo && rule.id <= hi) || rule.tags.some((tag) => tags.has(tag));
 }
 
-/** Where each marker of a list is. */
-function markerPositions(list: readonly (Rule | Marker)[]): Map<string, number> {
+/** Where each marker of a list is (its first place). */
+export function markerPositions(list: readonly PlanItem[]): Map<string, number> {
   const at = new Map<string, number>();
   list.forEach((item, i) => {
-    if ('marker' in item && !at.has(item.marker)) at.set(item.marker, i);
+    if (isMarker(item) && !at.has(item.marker)) at.set(item.marker, i);
   });
   return at;
 }
@@ -144,7 +143,7 @@ interface RuleRoles {
 
 /** Which rules of the phases' lists are static and which dead (see the head of this file). */
 function ruleRoles(lists: readonly (readonly (Rule | Marker)[])[]): RuleRoles {
-  const heads = lists.flatMap((list) => list.filter((item): item is Rule => !('marker' in item)));
+  const heads = lists.flatMap((list) => list.filter((item): item is Rule => !isMarker(item)));
   const effects = new Map(heads.map((rule) => [rule, effectsOf(rule, true)]));
   const canRemove = removable(heads);
   const statics = new Set(
@@ -176,11 +175,11 @@ function ruleRoles(lists: readonly (readonly (Rule | Marker)[])[]): RuleRoles {
     // A rule a request rule may skip runs or not by the request.
     lists.forEach((list, l) => {
       list.forEach((item, i) => {
-        if ('marker' in item || statics.has(item) || item.skipAfter === undefined) return;
+        if (isMarker(item) || statics.has(item) || item.skipAfter === undefined) return;
         const end = positions[l]?.get(item.skipAfter) ?? list.length;
         for (let k = i + 1; k <= end && k < list.length; k++) {
           const skipped = list[k] as Rule | Marker;
-          if (!('marker' in skipped)) demote(skipped);
+          if (!isMarker(skipped)) demote(skipped);
         }
       });
     });
@@ -236,7 +235,7 @@ export function planPhases(phases: readonly (readonly (Rule | Marker)[])[], simu
     const kept = new Set<Rule>();
     const plan = lists.map((list) => phasePlan(list, roles, sim, kept));
     // Rules skipped at these settings, or that cannot match at them, leave the analysis: it may now find more static rules.
-    const next = lists.map((list) => list.filter((item) => 'marker' in item || kept.has(item)));
+    const next = lists.map((list) => list.filter((item) => isMarker(item) || kept.has(item)));
     if (next.every((list, i) => list.length === lists[i]?.length)) return plan;
     lists = next;
   }
@@ -255,7 +254,7 @@ function phasePlan(list: readonly (Rule | Marker)[], roles: RuleRoles, sim: Simu
   };
   for (let i = 0; i < list.length; i++) {
     const item = list[i] as Rule | Marker;
-    if ('marker' in item) {
+    if (isMarker(item)) {
       plan.push(item);
       continue;
     }
@@ -270,7 +269,7 @@ function phasePlan(list: readonly (Rule | Marker)[], roles: RuleRoles, sim: Simu
     if (!sim.evaluate(item)) continue;
     for (let r: Rule | undefined = item; r !== undefined; r = r.chain) {
       for (const v of r.setvars) written.add(v.name);
-      if (r.capture) for (let d = 0; d < 10; d++) written.add(String(d));
+      if (r.capture) for (const name of captureNames) written.add(name);
     }
     if (item.skipAfter !== undefined) i = positions.get(item.skipAfter) ?? list.length;
   }

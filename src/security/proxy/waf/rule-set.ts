@@ -37,6 +37,9 @@ export interface Target {
   count: boolean;
 }
 
+/** TX:0 … TX:9: what `capture` sets, the match then the regex's groups. */
+export const captureNames: readonly string[] = Array.from({ length: 10 }, (_, i) => String(i));
+
 export interface SetVar {
   /** The TX variable, lower case; its name may hold macros. */
   name: string;
