@@ -24,7 +24,7 @@ export interface Range {
 const defaultRangeSeconds = 86_400;
 const defaultGranularity = '1h';
 /** Intervals one answer may hold: a week by the minute. */
-export const maxIntervals = 10_080;
+const maxIntervals = 10_080;
 
 const unitSeconds: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
 

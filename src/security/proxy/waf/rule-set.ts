@@ -25,7 +25,7 @@ export interface RuleSetTuning {
   memoMaxLength: number;
 }
 
-export const tuned: RuleSetTuning = { plan: true, memoCapacity: 4096, memoMaxLength: 1024 };
+const tuned: RuleSetTuning = { plan: true, memoCapacity: 4096, memoMaxLength: 1024 };
 export const reference: RuleSetTuning = { plan: false, memoCapacity: 0, memoMaxLength: 0 };
 
 /** One variable a rule reads: `ARGS`, `ARGS:q`, `REQUEST_HEADERS:/^x-/`, `&TX:score`. */
