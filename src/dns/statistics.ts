@@ -5,7 +5,6 @@
 import type { Principal } from '../accounts/principal.ts';
 import { invalid } from '../errors.ts';
 import { sumQueryCounts } from '../store/query-stats.ts';
-import { accountZoneIds } from '../store/zones.ts';
 import { callerZone } from './access.ts';
 import type { DnsContext } from './context.ts';
 import { byInterval, statisticsRange, type RangeQuery } from '../statistics/range.ts';
@@ -22,6 +21,6 @@ export async function zoneStatistics(ctx: DnsContext, caller: Principal, zonePat
     qtype = countedTypeCode(query.record_type.toUpperCase());
     if (qtype === undefined) throw invalid('no statistics are kept for this record type', { record_type: 'A, AAAA, NS, CNAME, MX, TXT, SRV, CAA, SOA, PTR, DS, DNSKEY, SVCB, HTTPS or ANY' });
   }
-  const zoneIds = zonePath === 'all' ? await accountZoneIds(ctx.store.db, caller.accountId) : [(await callerZone(ctx.store.db, caller, zonePath)).id];
-  return byInterval(await sumQueryCounts(ctx.store.db, { ...range, zoneIds, qtype }));
+  const zones = zonePath === 'all' ? { accountId: caller.accountId } : { zoneId: (await callerZone(ctx.store.db, caller, zonePath)).id };
+  return byInterval(await sumQueryCounts(ctx.store.db, { ...range, zones, qtype }));
 }

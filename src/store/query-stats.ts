@@ -34,7 +34,8 @@ export async function dropQueryCountsBefore(db: Db, bucket: number): Promise<voi
 }
 
 export interface QueryCountFilter {
-  zoneIds: readonly number[];
+  /** One zone, or every zone of an account (chosen in the query: an account may have more zones than a query takes parameters). */
+  zones: { zoneId: number } | { accountId: number };
   /** Unix seconds, inclusive. */
   from: number;
   /** Unix seconds, exclusive. */
@@ -46,14 +47,14 @@ export interface QueryCountFilter {
 
 /** Queries per result bucket (its start, Unix seconds), the buckets with none left out. */
 export async function sumQueryCounts(db: Db, filter: QueryCountFilter): Promise<{ start: number; count: number }[]> {
-  if (filter.zoneIds.length === 0) return [];
   const start = intervalStart(filter.from, filter.granularity);
+  const zones = filter.zones;
   let query = db
     .selectFrom('dns_query_counts')
     .select([start.as('start'), (eb) => eb.fn.sum<number | string>('count').as('count')])
-    .where('zone_id', 'in', filter.zoneIds)
     .where('bucket', '>=', filter.from)
     .where('bucket', '<', filter.to);
+  query = 'zoneId' in zones ? query.where('zone_id', '=', zones.zoneId) : query.where('zone_id', 'in', db.selectFrom('zones').select('id').where('account_id', '=', zones.accountId));
   if (filter.qtype !== undefined) query = query.where('qtype', '=', filter.qtype);
   const rows = await query.groupBy(start).orderBy(start).execute();
   return rows.map((r) => ({ start: Number(r.start), count: Number(r.count) }));

@@ -174,9 +174,3 @@ export async function listZones(
   ]);
   return { zones, total: count.n };
 }
-
-/** The ids of an account's zones. */
-export async function accountZoneIds(db: Db, accountId: number): Promise<number[]> {
-  const rows = await db.selectFrom('zones').select('id').where('account_id', '=', accountId).execute();
-  return rows.map((r) => r.id);
-}
