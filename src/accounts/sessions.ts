@@ -46,15 +46,30 @@ export async function refresh(ctx: SessionContext, token: string): Promise<Token
   if (row === undefined || Date.parse(row.expires_at) <= now.getTime()) throw unauthorized('invalid or expired refresh token');
   if (row.used_at !== null || row.revoked || !(await spendRefreshToken(ctx.db, row.id, now.toISOString()))) {
     // A spent token presented again means it leaked or a client raced itself: end the session, its
-    // access tokens included. The revocation outlives anything issued in the session, even a pair
-    // that a refresh racing with it issued a moment later.
-    const until = new Date(now.getTime() + (Math.max(ctx.accessTtlSeconds, ctx.refreshTtlSeconds) + raceMarginSeconds) * 1000);
-    await revokeFamily(ctx.db, row.family, now.toISOString(), until.toISOString());
+    // access tokens included.
+    await endSession(ctx, row.family, now);
     throw unauthorized('refresh token has already been used');
   }
   const user = await findUserById(ctx.db, row.user_id);
   if (user === undefined) throw unauthorized('invalid or expired refresh token');
   return issue(ctx, user.id, user.account_id, row.family);
+}
+
+/**
+ * Logout: the session of the refresh token ends as a stolen one does, its access tokens refused on
+ * every node from the next request. Answers the same whether or not the token was known, spent or
+ * expired, so it reveals nothing; ending a session needs only its refresh token, which is what the
+ * console holds.
+ */
+export async function logout(ctx: SessionContext, token: string): Promise<void> {
+  const row = await findRefreshToken(ctx.db, hashSecret(token));
+  if (row !== undefined) await endSession(ctx, row.family, new Date());
+}
+
+/** The revocation outlives anything issued in the session, even a pair a racing refresh issued a moment later. */
+async function endSession(ctx: SessionContext, family: string, now: Date): Promise<void> {
+  const until = new Date(now.getTime() + (Math.max(ctx.accessTtlSeconds, ctx.refreshTtlSeconds) + raceMarginSeconds) * 1000);
+  await revokeFamily(ctx.db, family, now.toISOString(), until.toISOString());
 }
 
 async function issue(ctx: SessionContext, userId: number, accountId: number, family: string): Promise<TokenPair> {

@@ -9,6 +9,7 @@ import { clientErrorHandler } from './client-errors.ts';
 import { frameworkErrors, registerErrorHandling } from './error-handler.ts';
 import { bodyLimit, registerJsonBody } from './json-body.ts';
 import { registerMetrics } from './metrics.ts';
+import { registerConsole } from './console.ts';
 import { registerOpenApi } from './openapi.ts';
 import { ErrorBody } from './schemas/common.ts';
 import { RrsetResult } from './schemas/dns.ts';
@@ -58,6 +59,7 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
   app.addSchema(RrsetResult);
 
   await registerOpenApi(app, version);
+  await registerConsole(app);
   registerMetrics(app, ctx.metrics);
   healthRoutes(app, ctx);
   sessionRoutes(app, ctx);

@@ -1,7 +1,8 @@
-// Login and refresh (no token needed); login is throttled per address and per username.
+// Login, refresh and logout (no token needed); login is throttled per address and per username.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { login, refresh, type SessionContext } from '../../../accounts/sessions.ts';
+import { Type } from 'typebox';
+import { login, logout, refresh, type SessionContext } from '../../../accounts/sessions.ts';
 import { invalid } from '../../../errors.ts';
 import type { AppContext } from '../../context.ts';
 import { errors } from '../../schemas/common.ts';
@@ -43,9 +44,30 @@ export function sessionRoutes(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const token = request.body.refresh ?? request.body.token;
-      if (token === undefined) throw invalid('refresh token missing', { refresh: 'required' });
-      return refresh(sessions, token);
+      return refresh(sessions, refreshTokenOf(request.body));
     },
   );
+
+  r.post(
+    '/iam/auth/jwt/logout',
+    {
+      schema: {
+        tags: ['iam'],
+        summary: 'End the session of a refresh token: its refresh and access tokens stop working',
+        security: [],
+        body: RefreshBody,
+        response: { 204: Type.Null(), ...errors(400) },
+      },
+    },
+    async (request, reply) => {
+      await logout(sessions, refreshTokenOf(request.body));
+      return reply.code(204).send(null);
+    },
+  );
+}
+
+function refreshTokenOf(body: { refresh?: string | undefined; token?: string | undefined }): string {
+  const token = body.refresh ?? body.token;
+  if (token === undefined) throw invalid('refresh token missing', { refresh: 'required' });
+  return token;
 }

@@ -1,0 +1,16 @@
+// Short messages after an action ("Zone created", an error that belongs to no field), read out by
+// screen readers through a live region.
+import { h } from '../dom.ts';
+
+let region: HTMLElement | undefined;
+
+export function noticeRegion(): HTMLElement {
+  region ??= h('div', { class: 'notices', role: 'status', 'aria-live': 'polite' });
+  return region;
+}
+
+export function notify(message: string, kind: 'ok' | 'error' = 'ok'): void {
+  const item = h('p', { class: `notice notice-${kind}` }, message);
+  noticeRegion().append(item);
+  setTimeout(() => item.remove(), kind === 'error' ? 10000 : 4000);
+}

@@ -1,0 +1,7 @@
+// Placeholder until the page is written.
+import { h } from '../dom.ts';
+import type { PageContext } from '../router.ts';
+
+export function resourcePage(_ctx: PageContext): HTMLElement {
+  return h('section', null, h('h1', null, 'resource'));
+}
