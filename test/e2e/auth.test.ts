@@ -97,6 +97,20 @@ for (const engine of engines()) {
       assertError(await call(url, 'GET', '/iam/clients/me', { auth: bearer(sessionless) }), 401, 'unauthorized');
     });
 
+    test('logout ends the session of a refresh token: its refresh and access tokens are refused, other sessions go on', async () => {
+      const ended = await login(url, adminEmail, adminPassword);
+      const other = await login(url, adminEmail, adminPassword);
+      const out = await call(url, 'POST', '/iam/auth/jwt/logout', { body: { refresh: ended.refresh } });
+      assert.equal(out.status, 204);
+      assertError(await call(url, 'GET', '/iam/clients/me', { auth: bearer(ended.access) }), 401);
+      assertError(await call(url, 'POST', '/iam/auth/jwt/refresh', { body: { refresh: ended.refresh } }), 401);
+      assert.equal((await call(url, 'GET', '/iam/clients/me', { auth: bearer(other.access) })).status, 200);
+      // Unknown or spent tokens answer the same, so logout tells nothing about a token; none at all is a 400.
+      assert.equal((await call(url, 'POST', '/iam/auth/jwt/logout', { body: { token: ended.refresh } })).status, 204);
+      assert.equal((await call(url, 'POST', '/iam/auth/jwt/logout', { body: { refresh: 'not-a-token' } })).status, 204);
+      assertError(await call(url, 'POST', '/iam/auth/jwt/logout', { body: {} }), 400, 'invalid_input');
+    });
+
     test('refresh accepts the {"token": ...} spelling; garbage and missing tokens are refused', async () => {
       const pair = await login(url, adminEmail, adminPassword);
       assert.equal((await call(url, 'POST', '/iam/auth/jwt/refresh', { body: { token: pair.refresh } })).status, 200);
