@@ -1,17 +1,27 @@
 // The web console: one page at /console/ whose script and styles esbuild bundles from src/console/
 // when the API starts (nothing to build beforehand, nothing fetched from elsewhere), served with a
 // Content Security Policy that allows only those two files and calls back to this API.
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const sourceDir = fileURLToPath(new URL('../console/', import.meta.url));
 
+/** A file as served: its bytes, compressed once, and a tag for revalidation. */
+interface Asset {
+  type: string;
+  body: Buffer;
+  gzipped: Buffer;
+  etag: string;
+}
+
 interface ConsoleFiles {
-  html: string;
-  js: string;
-  css: string;
+  html: Asset;
+  js: Asset;
+  css: Asset;
 }
 
 // No inline script or style anywhere: the charts set styles through the DOM, which CSP allows.
@@ -47,22 +57,38 @@ async function bundle(): Promise<ConsoleFiles> {
     entryNames: 'console',
     logLevel: 'silent',
   });
-  const output = (extension: string): string => {
+  const output = (extension: string): Uint8Array => {
     const file = result.outputFiles.find((f) => f.path.endsWith(extension));
     if (file === undefined) throw new Error(`console bundle has no ${extension} output`);
-    return file.text;
+    return file.contents;
   };
-  return { html: await readFile(`${sourceDir}index.html`, 'utf8'), js: output('.js'), css: output('.css') };
+  return {
+    html: asset('text/html; charset=utf-8', await readFile(`${sourceDir}index.html`)),
+    js: asset('text/javascript; charset=utf-8', output('.js')),
+    css: asset('text/css; charset=utf-8', output('.css')),
+  };
 }
 
-function secured(reply: FastifyReply, type: string): FastifyReply {
-  return reply
-    .type(type)
+function asset(type: string, content: Uint8Array): Asset {
+  const body = Buffer.from(content);
+  return { type, body, gzipped: gzipSync(body, { level: 9 }), etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+}
+
+/** Browsers revalidate every time (no-cache) and get 304 while the bundle is the same. */
+async function serve(request: FastifyRequest, reply: FastifyReply, pick: (files: ConsoleFiles) => Asset): Promise<FastifyReply> {
+  const file = pick(await consoleFiles());
+  reply
+    .type(file.type)
     .header('content-security-policy', contentSecurityPolicy)
     .header('x-frame-options', 'DENY')
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
-    .header('cache-control', 'no-cache');
+    .header('cache-control', 'no-cache')
+    .header('etag', file.etag)
+    .header('vary', 'accept-encoding');
+  if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+  if (!/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.send(file.body);
+  return reply.header('content-encoding', 'gzip').send(file.gzipped);
 }
 
 export async function registerConsole(app: FastifyInstance): Promise<void> {
@@ -72,7 +98,7 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
   const hidden = { schema: { hide: true } };
   app.get('/', hidden, (_request, reply) => reply.redirect('/console/'));
   app.get('/console', hidden, (_request, reply) => reply.redirect('/console/'));
-  app.get('/console/', hidden, async (_request, reply) => secured(reply, 'text/html; charset=utf-8').send((await consoleFiles()).html));
-  app.get('/console/console.js', hidden, async (_request, reply) => secured(reply, 'text/javascript; charset=utf-8').send((await consoleFiles()).js));
-  app.get('/console/console.css', hidden, async (_request, reply) => secured(reply, 'text/css; charset=utf-8').send((await consoleFiles()).css));
+  app.get('/console/', hidden, (request, reply) => serve(request, reply, (files) => files.html));
+  app.get('/console/console.js', hidden, (request, reply) => serve(request, reply, (files) => files.js));
+  app.get('/console/console.css', hidden, (request, reply) => serve(request, reply, (files) => files.css));
 }

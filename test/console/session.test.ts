@@ -38,6 +38,10 @@ describe('web console: serving and sessions', () => {
     const script = await call(service.url, 'GET', '/console/console.js');
     assert.match(script.headers.get('content-type') ?? '', /^text\/javascript/);
     assert.doesNotMatch(script.text, /https:\/\/fonts\.|cdn\./);
+    // Sent compressed to browsers that take it, and not again while it is the same.
+    assert.equal(script.headers.get('content-encoding'), 'gzip');
+    const etag = script.headers.get('etag') ?? '';
+    assert.equal((await call(service.url, 'GET', '/console/console.js', { headers: { 'if-none-match': etag } })).status, 304);
     const styles = await call(service.url, 'GET', '/console/console.css');
     assert.match(styles.headers.get('content-type') ?? '', /^text\/css/);
     assert.doesNotMatch(styles.text, /@import|url\(["']?https?:/);
@@ -99,13 +103,13 @@ describe('web console: serving and sessions', () => {
       await cp.page.getByRole('heading', { level: 1 }).waitFor();
       const access = accessTokens.at(-1);
       assert.ok(access !== undefined, 'the reloaded page called the API with a token');
-      const refresh = await cp.page.evaluate(() => sessionStorage.getItem('edgeplane.refresh'));
+      const refresh = await cp.page.evaluate<string | null>("sessionStorage.getItem('edgeplane.refresh')");
       assert.ok(refresh !== null);
       assert.equal((await call(service.url, 'GET', '/iam/clients/me', { auth: access })).status, 200);
 
       await cp.page.getByRole('button', { name: 'Sign out' }).click();
       await cp.page.getByRole('button', { name: 'Sign in' }).waitFor();
-      assert.equal(await cp.page.evaluate(() => sessionStorage.getItem('edgeplane.refresh')), null);
+      assert.equal(await cp.page.evaluate<string | null>("sessionStorage.getItem('edgeplane.refresh')"), null);
       // The tokens the page held are dead everywhere, not only forgotten by the page.
       await waitFor401(service.url, access);
       assertError(await call(service.url, 'POST', '/iam/auth/jwt/refresh', { body: { refresh } }), 401);
@@ -124,11 +128,11 @@ describe('web console: serving and sessions', () => {
       for (const name of ['Dashboard', 'DNS zones', 'Protected resources', 'Account']) {
         assert.ok(await cp.page.getByRole('link', { name, exact: true }).isVisible(), `${name} is reachable`);
       }
-      const overflow = await cp.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const overflow = await cp.page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
       assert.ok(overflow <= 0, `no sideways scrolling (${String(overflow)} px too wide)`);
       // Keyboard: the skip link is the first stop and lands on the page.
       await cp.page.keyboard.press('Tab');
-      assert.equal(await cp.page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+      assert.equal(await cp.page.evaluate<string>('document.activeElement?.textContent'), 'Skip to content');
       assertClean(cp);
     } finally {
       await cp.close();
