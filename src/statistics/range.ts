@@ -22,6 +22,15 @@ export interface Range {
 }
 
 const defaultRangeSeconds = 86_400;
+/** Zones or resources a summary ranks when not asked for another number. */
+export const defaultTopLimit = 10;
+
+/** What a summary is asked for: a range, and how many zones or resources to rank. */
+export interface SummaryQuery {
+  from?: number | undefined;
+  to?: number | undefined;
+  limit?: number | undefined;
+}
 const defaultGranularity = '1h';
 /** Intervals one answer may hold: a week by the minute. */
 const maxIntervals = 10_080;
@@ -46,11 +55,21 @@ export function statisticsRange(query: RangeQuery): Range {
   if (granularity === undefined || granularity < bucketSeconds || granularity % bucketSeconds !== 0) {
     throw invalid('granularity must be a whole number of minutes', { granularity: 'a duration such as 5m, 1h or 24h, at least 1m' });
   }
+  const { from, to } = summaryRange(query);
+  if ((to - from) / granularity > maxIntervals) throw invalid(`at most ${String(maxIntervals)} intervals in one answer`, { granularity: 'larger, or a shorter range' });
+  return { from, to, granularity };
+}
+
+/**
+ * The range of an answer that sums it as a whole (the summaries): `from` and `to` with the same
+ * defaults and rounding as `statisticsRange`. No granularity, so no bound on the span but the
+ * store's retention.
+ */
+export function summaryRange(query: Pick<RangeQuery, 'from' | 'to'>): Omit<Range, 'granularity'> {
   const to = query.to ?? Math.floor(Date.now() / 1000);
   const from = Math.floor((query.from ?? to - defaultRangeSeconds) / bucketSeconds) * bucketSeconds;
   if (from >= to) throw invalid('from must be before to', { from: 'Unix seconds before `to`' });
-  if ((to - from) / granularity > maxIntervals) throw invalid(`at most ${String(maxIntervals)} intervals in one answer`, { granularity: 'larger, or a shorter range' });
-  return { from, to, granularity };
+  return { from, to };
 }
 
 /** Counts per interval start as the provider keys them (Unix milliseconds, as text), and their total. */

@@ -59,3 +59,47 @@ export async function sumQueryCounts(db: Db, filter: QueryCountFilter): Promise<
   const rows = await query.groupBy(start).orderBy(start).execute();
   return rows.map((r) => ({ start: Number(r.start), count: Number(r.count) }));
 }
+
+export interface QuerySummaryFilter {
+  accountId: number;
+  /** Unix seconds, inclusive. */
+  from: number;
+  /** Unix seconds, exclusive. */
+  to: number;
+  /** Zones in the ranking at most. */
+  limit: number;
+}
+
+export interface QuerySummary {
+  byType: { qtype: number; count: number }[];
+  byRcode: { rcode: number; count: number }[];
+  /** The zones with the most queries first (ties by name). */
+  topZones: { name: string; count: number }[];
+}
+
+/** An account's queries in a range summed by QTYPE, by RCODE and by zone; none of another account's. */
+export async function summarizeQueryCounts(db: Db, filter: QuerySummaryFilter): Promise<QuerySummary> {
+  const inRange = db
+    .selectFrom('dns_query_counts')
+    .where('bucket', '>=', filter.from)
+    .where('bucket', '<', filter.to)
+    .where('zone_id', 'in', db.selectFrom('zones').select('id').where('account_id', '=', filter.accountId));
+  const [byType, byRcode, topZones] = await Promise.all([
+    inRange.select(['qtype', (eb) => eb.fn.sum<number | string>('count').as('count')]).groupBy('qtype').orderBy('qtype').execute(),
+    inRange.select(['rcode', (eb) => eb.fn.sum<number | string>('count').as('count')]).groupBy('rcode').orderBy('rcode').execute(),
+    // Named by a join on the same account: a zone id in the counts is the account's by the filter.
+    inRange
+      .innerJoin('zones', 'zones.id', 'dns_query_counts.zone_id')
+      .select(['zones.name as name', (eb) => eb.fn.sum<number | string>('dns_query_counts.count').as('requests')])
+      .groupBy(['zones.id', 'zones.name'])
+      .orderBy('requests', 'desc')
+      .orderBy('zones.name')
+      .limit(filter.limit)
+      .execute(),
+  ]);
+  return {
+    byType: byType.map((r) => ({ qtype: r.qtype, count: Number(r.count) })),
+    byRcode: byRcode.map((r) => ({ rcode: r.rcode, count: Number(r.count) })),
+    topZones: topZones.map((r) => ({ name: r.name, count: Number(r.requests) })),
+  };
+}

@@ -32,8 +32,13 @@ export async function dropRequestCountsBefore(db: Db, bucket: number): Promise<v
   await db.deleteFrom('proxy_request_counts').where('bucket', '<', bucket).execute();
 }
 
-export interface RequestCountFilter {
-  resourceId: number;
+/** One resource, or every resource of an account. */
+export type RequestCountFilter = RequestCountRange & ({ resourceId: number } | { accountId: number });
+
+/** The ids of an account's resources, as a subquery: an account may have more than a query takes parameters. */
+const accountResources = (db: Db, accountId: number) => db.selectFrom('resources').select('id').where('account_id', '=', accountId);
+
+interface RequestCountRange {
   /** Unix seconds, inclusive. */
   from: number;
   /** Unix seconds, exclusive. */
@@ -48,9 +53,9 @@ export async function sumRequestCounts(db: Db, filter: RequestCountFilter): Prom
   const start = intervalStart(filter.from, filter.granularity);
   let rows = db
     .selectFrom('proxy_request_counts')
-    .where('resource_id', '=', filter.resourceId)
     .where('bucket', '>=', filter.from)
     .where('bucket', '<', filter.to);
+  rows = 'resourceId' in filter ? rows.where('resource_id', '=', filter.resourceId) : rows.where('resource_id', 'in', accountResources(db, filter.accountId));
   if (filter.outcome !== undefined) rows = rows.where('outcome', '=', filter.outcome);
   const [intervals, outcomes] = await Promise.all([
     rows.select([start.as('start'), (eb) => eb.fn.sum<number | string>('count').as('count')]).groupBy(start).orderBy(start).execute(),
@@ -59,5 +64,46 @@ export async function sumRequestCounts(db: Db, filter: RequestCountFilter): Prom
   return {
     intervals: intervals.map((r) => ({ start: Number(r.start), count: Number(r.count) })),
     outcomes: new Map(outcomes.map((r) => [r.outcome, Number(r.count)])),
+  };
+}
+
+export interface RequestSummaryFilter {
+  accountId: number;
+  /** Unix seconds, inclusive. */
+  from: number;
+  /** Unix seconds, exclusive. */
+  to: number;
+  /** Resources in the ranking at most. */
+  limit: number;
+}
+
+export interface RequestSummary {
+  outcomes: Map<string, number>;
+  /** The resources with the most requests first (ties by name, then id). */
+  topResources: { id: number; name: string; count: number }[];
+}
+
+/** An account's requests in a range summed by outcome and by resource; none of another account's. */
+export async function summarizeRequestCounts(db: Db, filter: RequestSummaryFilter): Promise<RequestSummary> {
+  const inRange = db
+    .selectFrom('proxy_request_counts')
+    .where('resource_id', 'in', accountResources(db, filter.accountId))
+    .where('bucket', '>=', filter.from)
+    .where('bucket', '<', filter.to);
+  const [outcomes, top] = await Promise.all([
+    inRange.select(['outcome', (eb) => eb.fn.sum<number | string>('count').as('count')]).groupBy('outcome').orderBy('outcome').execute(),
+    inRange
+      .innerJoin('resources', 'resources.id', 'proxy_request_counts.resource_id')
+      .select(['resources.id as id', 'resources.name as name', (eb) => eb.fn.sum<number | string>('proxy_request_counts.count').as('requests')])
+      .groupBy(['resources.id', 'resources.name'])
+      .orderBy('requests', 'desc')
+      .orderBy('resources.name')
+      .orderBy('resources.id')
+      .limit(filter.limit)
+      .execute(),
+  ]);
+  return {
+    outcomes: new Map(outcomes.map((r) => [r.outcome, Number(r.count)])),
+    topResources: top.map((r) => ({ id: r.id, name: r.name, count: Number(r.requests) })),
   };
 }

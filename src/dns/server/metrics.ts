@@ -16,7 +16,10 @@ const typeNames = new Map([
   [1, 'A'], [2, 'NS'], [5, 'CNAME'], [6, 'SOA'], [12, 'PTR'], [15, 'MX'], [16, 'TXT'], [28, 'AAAA'],
   [33, 'SRV'], [43, 'DS'], [48, 'DNSKEY'], [64, 'SVCB'], [65, 'HTTPS'], [257, 'CAA'], [255, 'ANY'],
 ]);
-const rcodeNames = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];
+/** RCODE mnemonics (RFC 1035, 2136, 8490) of the header's four bits. */
+const rcodeNames = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'YXDOMAIN', 'YXRRSET', 'NXRRSET', 'NOTAUTH', 'NOTZONE', 'DSOTYPENI'];
+/** `NXDOMAIN` for 3; a code without a mnemonic as `RCODE<n>`. */
+export const rcodeName = (code: number): string => rcodeNames[code] ?? `RCODE${String(code)}`;
 const sampleEvery = 64;
 
 /** Slot of each named QTYPE (by QTYPE), 0 for OTHER, so a count is one indexed increment. */
@@ -26,6 +29,10 @@ export const slotTypes = [0, ...typeNames.keys()];
 const codeOfType = new Map([...typeNames].map(([code, name]) => [name, code]));
 /** The code of a type counted on its own (`AAAA` → 28); undefined for the others. */
 export const countedTypeCode = (name: string): number | undefined => codeOfType.get(name);
+/** The name a QTYPE is counted under (`28` → AAAA, 0 or an uncounted type → OTHER). */
+export const countedTypeName = (qtype: number): string => typeNames.get(qtype) ?? 'OTHER';
+/** The types counted on their own, by name. */
+export const countedTypeNames: readonly string[] = [...typeNames.values()];
 const typeSlots = new Uint8Array(Math.max(...typeNames.keys()) + 1);
 for (const [index, qtype] of [...typeNames.keys()].entries()) typeSlots[qtype] = index + 1;
 export const rcodeSlots = 16;
@@ -74,7 +81,7 @@ export function dnsMetrics(registry: Registry): DnsMetrics {
           if (value === 0) continue;
           const code = slot % rcodeSlots;
           const qtype = typeLabels[Math.floor(slot / rcodeSlots)] ?? 'OTHER';
-          this.inc({ transport, qtype, rcode: rcodeNames[code] ?? `RCODE${String(code)}` }, value);
+          this.inc({ transport, qtype, rcode: rcodeName(code) }, value);
         }
       }
     },

@@ -16,3 +16,15 @@ export const intervalCounts = {
   requests: Type.Record(Type.String(), Type.Integer(), { description: 'counts per interval, keyed by the interval\'s start in Unix milliseconds; intervals without any are left out' }),
   total: Type.Integer(),
 };
+
+/** from and to of a summary, which sums the whole range (no granularity). */
+export const summaryQuery = {
+  from: rangeQuery.from,
+  to: rangeQuery.to,
+};
+
+/** How many of the busiest zones or resources a summary names. */
+export const topLimit = (what: string) => Type.Optional(BoundedInteger({ minimum: 1, maximum: 100, description: `${what} in the ranking at most (1–100); default 10` }));
+
+/** Counts keyed by a name (record type, response code, outcome); names without any are left out. */
+export const countsByName = (description: string) => Type.Record(Type.String(), Type.Integer(), { description });
