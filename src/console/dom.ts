@@ -6,8 +6,9 @@ type Handler = (event: Event) => void;
 type Value = string | number | boolean | null | undefined | Handler;
 export type Props = Record<string, Value>;
 
-// Set as properties: the attribute of these only gives the initial state.
-const properties = new Set(['value', 'checked', 'selected', 'indeterminate']);
+// Set as properties: the attribute of these only gives the initial state. `selected` stays an
+// attribute, which is also an option's default: a form's reset returns to it.
+const properties = new Set(['value', 'checked', 'indeterminate']);
 
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props?: Props | null, ...children: Child[]): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);

@@ -130,9 +130,11 @@ describe('web console: serving and sessions', () => {
       }
       const overflow = await cp.page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
       assert.ok(overflow <= 0, `no sideways scrolling (${String(overflow)} px too wide)`);
-      // Keyboard: the skip link is the first stop and lands on the page.
-      await cp.page.keyboard.press('Tab');
-      assert.equal(await cp.page.evaluate<string>('document.activeElement?.textContent'), 'Skip to content');
+      // Keyboard: the skip link is the document's first stop, and leads past the navigation.
+      assert.equal(await cp.page.evaluate<string>("document.querySelector('a[href], button, input, select, textarea')?.textContent"), 'Skip to content');
+      await cp.page.getByRole('link', { name: 'Skip to content' }).focus();
+      await cp.page.keyboard.press('Enter');
+      assert.equal(await cp.page.evaluate<string>('document.activeElement?.id'), 'main');
       assertClean(cp);
     } finally {
       await cp.close();

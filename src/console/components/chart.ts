@@ -58,13 +58,17 @@ export function barChart(title: string, counts: [label: string, count: number][]
 
 /** uPlot draws at a fixed size; this keeps the chart as wide as its place, down to a phone's width. */
 function fitWidth(holder: HTMLElement, plot: uPlot): void {
+  let shown = false;
   const observer = new ResizeObserver(() => {
-    // A page left behind reports size 0 once it is detached: the chart goes with it.
+    // A page left behind reports size 0 once it is detached: the chart goes with it. A chart not
+    // yet placed (its page still loading) is not left behind.
     if (!holder.isConnected) {
+      if (!shown) return;
       observer.disconnect();
       plot.destroy();
       return;
     }
+    shown = true;
     const width = holder.clientWidth;
     if (width > 0 && width !== plot.width) plot.setSize({ width, height: plot.height });
   });

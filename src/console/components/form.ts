@@ -3,6 +3,7 @@
 import { ApiError, describeError } from '../api.ts';
 import { h } from '../dom.ts';
 import { clearFieldErrors, showFieldErrors } from './field.ts';
+import { notify } from './notice.ts';
 
 export function formError(): HTMLElement {
   return h('p', { class: 'form-error', role: 'alert' });
@@ -16,8 +17,12 @@ export function onSubmit(form: HTMLFormElement, action: () => Promise<void>): vo
   });
 }
 
+/**
+ * Runs `action` with the buttons of `form` waiting; `form` may be a lone button (a row's Delete),
+ * whose failure, with no alert line to hold it, is told in a notice.
+ */
 export async function run(form: HTMLElement, action: () => Promise<void>): Promise<void> {
-  const buttons = [...form.querySelectorAll('button')];
+  const buttons = form instanceof HTMLButtonElement ? [form] : [...form.querySelectorAll('button')];
   for (const button of buttons) button.disabled = true;
   const line = form.querySelector('.form-error');
   clearFieldErrors(form);
@@ -28,6 +33,7 @@ export async function run(form: HTMLElement, action: () => Promise<void>): Promi
     const unplaced = error instanceof ApiError ? showFieldErrors(form, error.fields) : [];
     const message = [describeError(error), ...unplaced].join(' — ');
     if (line !== null) line.textContent = message;
+    else notify(message, 'error');
   } finally {
     for (const button of buttons) button.disabled = false;
   }
