@@ -1,0 +1,49 @@
+// Black- and whitelists as text, one address or CIDR a line: lists run to a thousand entries, which
+// rows of inputs would make tedious. The API names a bad entry by its index in the body
+// (`blacklists[3].blacklist_data`); `placeEntryErrors` turns that into the line the user typed it on.
+import { ApiError } from '../api.ts';
+import { h } from '../dom.ts';
+import { field } from '../components/field.ts';
+
+export interface AccessList {
+  element: HTMLElement;
+  /** The non-empty lines, in order: the body's entries. */
+  entries(): string[];
+  /** The list's key in the body: `blacklists`. */
+  path: string;
+  /** Line number (from 1) of entry `index`. */
+  lineOf(index: number): number;
+}
+
+export function accessList(options: { label: string; path: string; entries: string[]; hint: string }): AccessList {
+  const control = h('textarea', { rows: 5, spellcheck: 'false', autocomplete: 'off', class: 'access-list' });
+  control.value = options.entries.join('\n');
+  const lines = (): { text: string; line: number }[] =>
+    control.value
+      .split('\n')
+      .map((text, i) => ({ text: text.trim(), line: i + 1 }))
+      .filter((l) => l.text !== '');
+  return {
+    element: field({ label: options.label, path: options.path, control, hint: options.hint }),
+    entries: () => lines().map((l) => l.text),
+    path: options.path,
+    lineOf: (index) => lines()[index]?.line ?? index + 1,
+  };
+}
+
+/** The same error with each entry's message moved to its list's field, saying which line. */
+export function placeEntryErrors(error: unknown, lists: AccessList[]): unknown {
+  if (!(error instanceof ApiError)) return error;
+  const fields: Record<string, string> = {};
+  for (const [path, message] of Object.entries(error.fields)) {
+    const list = lists.find((l) => path.startsWith(`${l.path}[`));
+    const index = /^\w+\[(\d+)\]/.exec(path)?.[1];
+    if (list === undefined || index === undefined) {
+      fields[path] = message;
+      continue;
+    }
+    const text = `line ${String(list.lineOf(Number(index)))} (${list.entries()[Number(index)] ?? ''}): ${message}`;
+    fields[list.path] = fields[list.path] === undefined ? text : `${fields[list.path] ?? ''}; ${text}`;
+  }
+  return new ApiError(error.status, error.code, error.message, fields, error.retryAfter);
+}
