@@ -58,13 +58,6 @@ describe('console: DNS zones', () => {
     await page.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
   };
 
-  /** A screenshot without the focus ring the router puts on the heading it moved focus to. */
-  const pictureOf = async (page: Page, name: string): Promise<void> => {
-    // A string, not a function: the tests are compiled without the DOM's types.
-    await page.evaluate('document.activeElement?.blur()');
-    await screenshot(page, name);
-  };
-
   /** The SOA the DNS server answers for a zone, once it has `ready`. */
   const soaOf = (zone: string, ready: (soa: Record<string, number | string>) => boolean) =>
     eventually(async () => {
@@ -137,7 +130,7 @@ describe('console: DNS zones', () => {
       const { page } = cp;
       await visit(page, '/zones', 'DNS zones');
       await page.getByRole('link', { name: 'other.example' }).waitFor();
-      await pictureOf(page, 'zones');
+      await screenshot(page, 'zones');
 
       await page.getByLabel('Search by name').fill('shop-');
       await page.getByLabel('Per page').selectOption('10');
@@ -283,7 +276,7 @@ describe('console: DNS zones', () => {
       await page.reload();
       await page.locator('.zone-facts').getByText('3 record sets').waitFor();
       await page.waitForLoadState('networkidle');
-      await pictureOf(page, 'zone');
+      await screenshot(page, 'zone');
       assertClean(cp);
     } finally {
       await cp.close();
