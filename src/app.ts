@@ -76,7 +76,9 @@ async function startApi(config: Config, store: Store, logger: Logger, shared: Sh
   const port = typeof address === 'object' && address !== null ? address.port : config.apiListen.port;
   const host = config.apiListen.host.includes(':') ? `[${config.apiListen.host}]` : config.apiListen.host;
   const url = `http://${host}:${port}`;
-  logger.info({ url, engine: store.engine, compat: config.compat }, `API listening on ${url}; log in with POST ${url}/iam/auth/jwt/login`);
+  // A wildcard address is not one to open in a browser: the console is offered on loopback.
+  const local = ['0.0.0.0', '::'].includes(config.apiListen.host) ? `http://127.0.0.1:${port}` : url;
+  logger.info({ url, engine: store.engine, compat: config.compat }, `API listening on ${url}; web console at ${local}/console/`);
   return url;
 }
 
