@@ -21,6 +21,7 @@ import { startWebhookDelivery } from './events/webhook-delivery.ts';
 import { startDnsRole } from './dns/server/workers.ts';
 import { startProxyRole, type ProxyRole } from './security/proxy/proxy-role.ts';
 import { tcpLimits } from './dns/server/tcp-limits.ts';
+import { derivedCookieSecret } from './dns/server/cookies.ts';
 import { buildHttpServer } from './http/server.ts';
 import { openStore, type Store } from './store/database.ts';
 import { migrateToLatest } from './store/migrate.ts';
@@ -126,6 +127,7 @@ export async function startService(config: Config, logger: Logger, output: Writa
           transferAllow: config.dnsTransferAllow,
           tsigKeys: config.dnsTsigKeys,
           nsid: config.dnsNsid,
+          cookieSecrets: config.dnsCookieSecrets ?? [derivedCookieSecret(secretKey)],
           catalog: config.dnsCatalog,
           rrl: { perSecond: config.dnsRrl, slip: config.dnsRrlSlip },
           stats: { flushSeconds: config.statsFlushSeconds, retentionDays: config.statsRetentionDays },

@@ -12,6 +12,7 @@ import { parseNetwork } from './net/networks.ts';
 import { parseTsigKey } from './dns/server/tsig.ts';
 import { applyFaultsEnv, parseApplyFaults, type ApplyFault } from './dns/server/apply-faults.ts';
 import { defaultMaxClients } from './dns/server/tcp-limits.ts';
+import { parseCookieSecrets } from './dns/server/cookies.ts';
 import { openFileLimit, openFileShare } from './net/connection-admission.ts';
 
 export type Compat = 'seed' | 'gcore';
@@ -115,6 +116,8 @@ export interface Config {
   dnsTsigKeys: string[];
   /** This DNS server's identifier (NSID, RFC 5001); undefined: none. */
   dnsNsid: string | undefined;
+  /** DNS COOKIE secrets (RFC 9018), newest first; undefined: one derived from the secret key. */
+  dnsCookieSecrets: Buffer[] | undefined;
   /** The name of the catalog zone listing every hosted zone for secondaries (RFC 9432); undefined: none. */
   dnsCatalog: string | undefined;
   /** Response rate limit over UDP: identical answers a second per client network; 0: off. */
@@ -478,6 +481,11 @@ export const settings = {
     flag: 'dns-nsid',
     description: 'This DNS server\'s identifier (NSID, RFC 5001), sent to queries that ask for it (dig +nsid); unset: none',
   },
+  dnsCookieSecret: {
+    env: 'EDGEPLANE_DNS_COOKIE_SECRET',
+    flag: 'dns-cookie-secret',
+    description: 'DNS COOKIE server secret (RFC 7873, RFC 9018), 32 hex digits; several comma-separated to rotate (the first makes cookies, all are accepted); every DNS node must share it; unset: derived from the secret key',
+  },
   dnsCatalog: {
     env: 'EDGEPLANE_DNS_CATALOG',
     flag: 'dns-catalog',
@@ -730,6 +738,7 @@ export function loadConfig(
     dnsNotify: check('dnsNotify', parseNotifyTargets, []),
     dnsTsigKeys: check('dnsTsigKeys', parseTsigKeys, []),
     dnsNsid: check('dnsNsid', parseNsid, undefined),
+    dnsCookieSecrets: check('dnsCookieSecret', parseCookieSecrets, undefined),
     dnsCatalog: check('dnsCatalog', canonicalName, undefined),
     dnsRrl: check('dnsRrl', (v) => integerIn(v, 0, 1_000_000), 0),
     dnsRrlSlip: check('dnsRrlSlip', (v) => integerIn(v, 0, 10), 2),

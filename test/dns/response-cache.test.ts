@@ -8,7 +8,7 @@ import packet from 'dns-packet';
 import { ResponseCache, type CachedAnswer } from '../../src/dns/server/response-cache.ts';
 import { buildQuery, decode, type QueryOptions } from '../support/dns-client.ts';
 
-const answer: CachedAnswer = { zone: 1, authoritative: true, truncated: false, rcode: 0, counts: [1, 0, 0], body: Buffer.alloc(0) };
+const answer: CachedAnswer = { zone: 1, authoritative: true, truncated: false, rcode: 0, counts: [1, 0, 0], body: Buffer.alloc(0), ede: undefined };
 
 /** A reply to `query` as the server would write it: the question echoed, one A record. */
 function replyTo(query: Buffer, address = '192.0.2.1'): Buffer {

@@ -17,6 +17,9 @@ export const maxSignedTtl = 7 * epochSeconds;
 const maxSubsets = 256;
 
 /** The signing epoch now: signatures and cached signed answers from another epoch are not served. */
+/** A signature could not be made: the answer is SERVFAIL with an Extended DNS Error saying so. */
+export class SigningError extends Error {}
+
 export function signingEpoch(nowMs = Date.now()): number {
   return Math.floor(nowMs / 1000 / epochSeconds);
 }
@@ -80,7 +83,12 @@ export class ZoneSigner {
       fixed.writeUInt16BE(rdata.length, 8);
       parts.push(ownerWire, fixed, rdata);
     }
-    const signature = sign('sha256', Buffer.concat(parts), { key: this.key.privateKey, dsaEncoding: 'ieee-p1363' });
+    let signature: Buffer;
+    try {
+      signature = sign('sha256', Buffer.concat(parts), { key: this.key.privateKey, dsaEncoding: 'ieee-p1363' });
+    } catch (e) {
+      throw new SigningError(`signing ${String(type)} at ${owner.map((label) => label.toString('latin1')).join('.')} failed`, { cause: e });
+    }
     return Buffer.concat([header, signature]);
   }
 

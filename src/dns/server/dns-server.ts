@@ -12,7 +12,7 @@ import { ApplyFaults, type ApplyFault } from './apply-faults.ts';
 import { followStore } from './follow-store.ts';
 import { dnsMetrics } from './metrics.ts';
 import { QueryStats, startStatsWriter } from './query-stats.ts';
-import { respond, type Responder } from './respond.ts';
+import { rateLimitedOpt, respond, type Responder } from './respond.ts';
 import { ResponseCache } from './response-cache.ts';
 import { ServedZones } from './served-zones.ts';
 import { ZoneSync } from './zone-sync.ts';
@@ -72,6 +72,8 @@ export interface DnsSettings {
   tsigKeys: readonly string[];
   /** This server's identifier for queries that ask (RFC 5001); undefined: none is sent. */
   nsid: string | undefined;
+  /** DNS COOKIE secrets (cookies.ts), the one making cookies first; the same on every node. */
+  cookieSecrets: readonly Uint8Array[];
   /** The catalog zone's name (EDGEPLANE_DNS_CATALOG, catalog.ts); undefined: none. */
   catalog: string | undefined;
   /** Response rate limiting over UDP (rate-limit.ts): answers a second, 0 for none, and the slip. */
@@ -126,11 +128,12 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   const metrics = dnsMetrics(options.metrics);
   const cache = new ResponseCache();
   const nsid = options.settings.nsid === undefined ? undefined : Buffer.from(options.settings.nsid);
-  const responder: Responder = { zones, cache, geo: await openGeo({ mmdbPath: options.settings.geoipDb }), metrics, zone: 0 };
+  const responder: Responder = { zones, cache, geo: await openGeo({ mmdbPath: options.settings.geoipDb }), metrics, zone: 0, verified: false };
+  const cookies = options.settings.cookieSecrets;
   const stats = new QueryStats();
   const serve = (transport: 'udp' | 'tcp') => (message: Buffer, source: string) => {
     const started = metrics.start(transport);
-    const reply = respond(responder, message, { udp: transport === 'udp', source, nsid });
+    const reply = respond(responder, message, { udp: transport === 'udp', source, nsid, cookies });
     // A query the kept replies missed, answered from the cache, is answered from them next time.
     cache.learn(reply);
     stats.count(responder.zone, metrics.answered(transport, reply, started));
@@ -145,11 +148,12 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
       ? answerUdp
       : (message, source) => {
           const reply = answerUdp(message, source);
-          if (reply === undefined) return reply;
+          // A valid server cookie proves the source address: no reflection to limit (RFC 7873 §5.2.4).
+          if (reply === undefined || responder.verified) return reply;
           const verdict = limit.verdict(source, reply);
           if (verdict === 'sent') return reply;
           metrics.rateLimited(verdict);
-          return verdict === 'slipped' ? truncated(reply) : undefined;
+          return verdict === 'slipped' ? truncated(reply, rateLimitedOpt(message)) : undefined;
         };
   const transfers = options.settings.transferAllow.map(parseNetwork);
   const keys = options.settings.tsigKeys.map(parseTsigKey);

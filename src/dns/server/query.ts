@@ -21,6 +21,10 @@ export interface Edns {
   badClientSubnet: boolean;
   /** The client asks for the server's identifier (RFC 5001). */
   nsid: boolean;
+  /** DNS COOKIEs (RFC 7873): the client's 8 octets and, once it has one, our server cookie. */
+  cookie: { client: Buffer; server: Buffer | undefined } | undefined;
+  /** A COOKIE option of a length RFC 7873 §5.2.2 does not allow: FORMERR. */
+  badCookie: boolean;
 }
 
 export interface Query {
@@ -41,6 +45,7 @@ const maxPointerHops = 64;
 const optType = 41;
 const ecsOption = 8;
 const nsidOption = 3;
+const cookieOption = 10;
 
 /**
  * A label as text, lower case. DNS compares ASCII letters only without case (other octets are
@@ -132,6 +137,8 @@ function readOpt(message: Buffer, start: number): { edns: Edns; end: number } {
   let clientSubnet: ClientSubnet | undefined;
   let badClientSubnet = false;
   let nsid = false;
+  let cookie: Edns['cookie'];
+  let badCookie = false;
   for (let at = next + 10; at < end; ) {
     if (at + 4 > end) throw new QueryError('truncated EDNS option');
     const code = message.readUInt16BE(at);
@@ -142,9 +149,16 @@ function readOpt(message: Buffer, start: number): { edns: Edns; end: number } {
       badClientSubnet = clientSubnet === undefined;
     }
     if (code === nsidOption) nsid = true;
+    if (code === cookieOption) {
+      // A client cookie is 8 octets; a server cookie after it 8 to 32 (RFC 7873 §4).
+      if (length === 8 || (length >= 16 && length <= 40)) {
+        const data = message.subarray(at + 4, at + 4 + length);
+        cookie = { client: Buffer.from(data.subarray(0, 8)), server: length === 8 ? undefined : Buffer.from(data.subarray(8)) };
+      } else badCookie = true;
+    }
     at += 4 + length;
   }
-  return { edns: { udpSize, version, dnssecOk, compactOk, clientSubnet, badClientSubnet, nsid }, end };
+  return { edns: { udpSize, version, dnssecOk, compactOk, clientSubnet, badClientSubnet, nsid, cookie, badCookie }, end };
 }
 
 /** Parses a query. Throws QueryError for malformed input (the header is then still usable). */

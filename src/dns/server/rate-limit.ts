@@ -82,13 +82,17 @@ export class ResponseRateLimit {
   }
 }
 
-/** The reply cut to its header and question with TC set: "ask again over TCP". */
-export function truncated(reply: Buffer): Buffer {
+/**
+ * The reply cut to its header and question with TC set: "ask again over TCP"; `opt`, an OPT record
+ * for a query with EDNS (respond.ts's `rateLimitedOpt`, with an Extended DNS Error saying why).
+ */
+export function truncated(reply: Buffer, opt?: Buffer): Buffer {
   const end = questionEnd(reply);
-  const cut = Buffer.from(reply.subarray(0, end < 0 ? 12 : end));
+  const withOpt = opt !== undefined && end >= 0;
+  const cut = withOpt ? Buffer.concat([reply.subarray(0, end), opt]) : Buffer.from(reply.subarray(0, end < 0 ? 12 : end));
   cut[2] = (cut[2] ?? 0) | 0x02;
   cut.writeUInt16BE(0, 6);
   cut.writeUInt16BE(0, 8);
-  cut.writeUInt16BE(0, 10);
+  cut.writeUInt16BE(withOpt ? 1 : 0, 10);
   return cut;
 }

@@ -13,6 +13,9 @@ import { transferTypes } from './transfer.ts';
 import { rcode, ResponseWriter } from './response.ts';
 import type { ServedZones } from './served-zones.ts';
 import { allRecords, recordCount } from './served-rrset.ts';
+import { checkCookies, type CookieSecrets, type CookieVerdict } from './cookies.ts';
+import { extendedErrors } from './extended-errors.ts';
+import { SigningError } from '../dnssec/signer.ts';
 
 /** The largest UDP answer we send (the DNS flag day 2020 value) and the classic limit without EDNS. */
 export const maxUdpPayload = 1232;
@@ -28,13 +31,20 @@ export interface Transport {
   source: string;
   /** This server's identifier (EDGEPLANE_DNS_NSID), sent to queries that ask (RFC 5001). */
   nsid: Buffer | undefined;
+  /** DNS COOKIE secrets (cookies.ts); undefined: cookies are not answered. */
+  cookies: CookieSecrets | undefined;
 }
 
-/** The EDNS options of a reply: the ECS echo with its scope, the NSID when asked for. */
-function ednsOptions(query: Query, scope: number, nsid: Buffer | undefined): Buffer {
+/**
+ * The EDNS options of a reply: the ECS echo with its scope, the NSID when asked for, the COOKIE,
+ * the Extended DNS Error of a refusal or failure.
+ */
+function ednsOptions(query: Query, scope: number, shape: Layout, ede: Buffer | undefined): Buffer {
+  const { nsid, cookie } = shape;
   const subnet = query.edns?.clientSubnet;
   const ecs = subnet === undefined ? 0 : 8 + subnet.address.length;
-  const options = Buffer.alloc(ecs + (nsid === undefined ? 0 : 4 + nsid.length));
+  const named = ecs + (nsid === undefined ? 0 : 4 + nsid.length);
+  const options = Buffer.alloc(named + (cookie?.length ?? 0) + (ede?.length ?? 0));
   if (subnet !== undefined) {
     options.writeUInt16BE(ednsClientSubnet, 0);
     options.writeUInt16BE(4 + subnet.address.length, 2);
@@ -48,6 +58,8 @@ function ednsOptions(query: Query, scope: number, nsid: Buffer | undefined): Buf
     options.writeUInt16BE(nsid.length, ecs + 2);
     nsid.copy(options, ecs + 4);
   }
+  cookie?.copy(options, named);
+  ede?.copy(options, named + (cookie?.length ?? 0));
   return options;
 }
 
@@ -80,6 +92,9 @@ interface Layout {
   reserved: number;
   /** The NSID to send, when the query asked and this server has one. */
   nsid: Buffer | undefined;
+  /** The COOKIE option to send back, when the query had one; and what its server cookie was. */
+  cookie: Buffer | undefined;
+  cookieVerdict: CookieVerdict | undefined;
 }
 
 function layout(query: Query, transport: Transport): Layout {
@@ -87,13 +102,19 @@ function layout(query: Query, transport: Transport): Layout {
   const limit = transport.udp ? (edns ? Math.max(classicUdpPayload, Math.min(edns.udpSize, maxUdpPayload)) : classicUdpPayload) : 65535;
   const subnet = edns?.clientSubnet;
   const nsid = edns?.nsid === true ? transport.nsid : undefined;
-  const reserved = edns ? 11 + (subnet ? 8 + subnet.address.length : 0) + (nsid ? 4 + nsid.length : 0) : 0;
-  return { limit, reserved, nsid };
+  const sent = edns?.cookie;
+  const cookies = sent === undefined || transport.cookies === undefined ? undefined : checkCookies(transport.cookies, sent.client, sent.server, transport.source, Math.floor(Date.now() / 1000));
+  const cookie = cookies?.option;
+  const reserved = edns ? 11 + (subnet ? 8 + subnet.address.length : 0) + (nsid ? 4 + nsid.length : 0) + (cookie?.length ?? 0) : 0;
+  return { limit, reserved, nsid, cookie, cookieVerdict: cookies?.verdict };
 }
 
-/** Lays the sections out after the question; when they do not fit, the answer is the question alone with TC. `zone`: the answering zone's id, 0 for none. */
-function compose(query: Query, sections: Sections, shape: Layout, code: number, zone = 0): CachedAnswer {
-  const writer = new ResponseWriter(shape.limit, shape.reserved);
+/**
+ * Lays the sections out after the question; when they do not fit, the answer is the question alone
+ * with TC. `zone`: the answering zone's id, 0 for none; `ede`: the Extended DNS Error it carries.
+ */
+function compose(query: Query, sections: Sections, shape: Layout, code: number, zone = 0, ede?: Buffer): CachedAnswer {
+  const writer = new ResponseWriter(shape.limit, shape.reserved + (query.edns === undefined ? 0 : (ede?.length ?? 0)));
   writer.question(query.questionBytes, query.name);
   const start = writer.length;
   const counts: [number, number, number, number] = [1, 0, 0, 0];
@@ -106,6 +127,7 @@ function compose(query: Query, sections: Sections, shape: Layout, code: number, 
     rcode: code,
     counts: complete ? [counts[1], counts[2], counts[3]] : [0, 0, 0],
     body: complete ? writer.copyFrom(start) : Buffer.alloc(0),
+    ede,
   };
 }
 
@@ -115,7 +137,7 @@ function emit(query: Query, answer: CachedAnswer, shape: Layout, scope: number):
   writer.raw(answer.body);
   const counts: [number, number, number, number] = [1, ...answer.counts];
   if (query.edns) {
-    writer.opt(maxUdpPayload, answer.rcode >> 4, { dnssecOk: query.edns.dnssecOk, compactOk: query.edns.compactOk }, ednsOptions(query, scope, shape.nsid));
+    writer.opt(maxUdpPayload, answer.rcode >> 4, { dnssecOk: query.edns.dnssecOk, compactOk: query.edns.compactOk }, ednsOptions(query, scope, shape, answer.ede));
     counts[3] += 1;
   }
   return writer.finish({ id: query.id, queryFlags: query.flags, authoritative: answer.authoritative, truncated: answer.truncated, rcode: answer.rcode, counts });
@@ -124,6 +146,52 @@ function emit(query: Query, answer: CachedAnswer, shape: Layout, scope: number):
 function encode(query: Query, sections: Sections, transport: Transport, code: number): Buffer {
   const shape = layout(query, transport);
   return emit(query, compose(query, sections, shape, code), shape, 0);
+}
+
+/** An answer with nothing in it but its code and Extended DNS Error. */
+function refusal(query: Query, shape: Layout, code: number, ede: Buffer): CachedAnswer {
+  return compose(query, empty(false), shape, code, 0, ede);
+}
+
+/** The answer for a name in no served zone: not ours, in a disabled zone, or in one not loaded. */
+function unserved(zones: ServedZones, query: Query, shape: Layout): CachedAnswer {
+  const absence = zones.absence(query.name);
+  if (absence === 'unloaded') return refusal(query, shape, rcode.servFail, extendedErrors.zoneNotLoaded);
+  return refusal(query, shape, rcode.refused, absence === 'disabled' ? extendedErrors.zoneDisabled : extendedErrors.notAuthoritative);
+}
+
+/**
+ * The reply when answering `message` threw: SERVFAIL, with the question and, to a query with EDNS,
+ * an Extended DNS Error telling a signing failure from any other. Undefined for what has no header.
+ */
+export function failure(message: Buffer, error: unknown): Buffer | undefined {
+  let query: Query;
+  try {
+    query = parseQuery(message);
+  } catch {
+    return headerOnly(message, rcode.servFail);
+  }
+  const shape: Layout = { limit: classicUdpPayload, reserved: 0, nsid: undefined, cookie: undefined, cookieVerdict: undefined };
+  const ede = error instanceof SigningError ? extendedErrors.signingFailed : extendedErrors.internalError;
+  return emit(query, refusal(query, shape, rcode.servFail, ede), shape, 0);
+}
+
+/**
+ * The OPT record of a reply slipped out truncated by the response rate limit (rate-limit.ts), for a
+ * query with EDNS: DO and CO echoed, and the Extended DNS Error saying why.
+ */
+export function rateLimitedOpt(message: Buffer): Buffer | undefined {
+  let query: Query;
+  try {
+    query = parseQuery(message);
+  } catch {
+    return undefined;
+  }
+  if (query.edns === undefined) return undefined;
+  const writer = new ResponseWriter(128);
+  const start = writer.length;
+  writer.opt(maxUdpPayload, 0, { dnssecOk: query.edns.dnssecOk, compactOk: query.edns.compactOk }, extendedErrors.rateLimited);
+  return writer.copyFrom(start);
 }
 
 const empty = (authoritative: boolean): Sections => ({ rcode: 0, authoritative, answer: [], authority: [], additional: [], requiredAdditional: 0 });
@@ -154,11 +222,14 @@ export interface Responder {
   metrics: DnsMetrics | undefined;
   /** Set by `respond`: the id of the zone that answered the query, 0 for none (query-stats.ts counts it). */
   zone: number;
+  /** Set by `respond`: the query carried a valid server cookie, so its source address is not forged. */
+  verified: boolean;
 }
 
 export function respond(server: Responder, message: Buffer, transport: Transport): Buffer | undefined {
   const { zones, cache, geo, metrics } = server;
   server.zone = 0;
+  server.verified = false;
   // Responses (QR set) are never answered: that is how reflection loops start.
   if (message.length >= 3 && ((message[2] ?? 0) & 0x80) !== 0) return undefined;
   // Before any answer, from the parsed query or from a kept reply: a zone change empties the cache,
@@ -179,13 +250,19 @@ export function respond(server: Responder, message: Buffer, transport: Transport
   }
   if (query.opcode !== 0) return encode(query, empty(false), transport, rcode.notImp);
   if (query.edns !== undefined && query.edns.version > 0) return encode(query, empty(false), transport, rcode.badVers);
-  if (query.edns?.badClientSubnet === true) return encode(query, empty(false), transport, rcode.formErr);
+  if (query.edns?.badClientSubnet === true || query.edns?.badCookie === true) return encode(query, empty(false), transport, rcode.formErr);
+  const shape = layout(query, transport);
+  // A server cookie we did not make, or no longer accept: over UDP the client is told to use the
+  // fresh one sent along (RFC 7873 §5.2.3) and asks again; TCP has proved the address already.
+  if (shape.cookieVerdict === 'invalid' && transport.udp) return emit(query, compose(query, empty(false), shape, rcode.badCookie), shape, 0);
+  server.verified = shape.cookieVerdict === 'valid';
   // Class ANY asks the same data as IN for an authoritative server.
-  if ((query.qclass !== classIn && query.qclass !== classAny) || transferTypes.has(query.qtype)) return encode(query, empty(false), transport, rcode.refused);
+  if (query.qclass !== classIn && query.qclass !== classAny) return encode(query, empty(false), transport, rcode.refused);
+  // Transfers come over TCP from the addresses allowed (dns-server.ts); any other is refused.
+  if (transferTypes.has(query.qtype)) return emit(query, refusal(query, shape, rcode.refused, extendedErrors.transferProhibited), shape, 0);
   // OPT belongs in the additional section; NXNAME only in compact proofs (RFC 9824 §3.5).
   if (query.qtype === 41 || query.qtype === nxnameType) return encode(query, empty(false), transport, rcode.formErr);
 
-  const shape = layout(query, transport);
   const dnssecOk = query.edns?.dnssecOk === true;
   const compactOk = query.edns?.compactOk === true;
   const key = cacheKey(query.name, query.qtype, shape.limit, shape.reserved, dnssecOk, compactOk);
@@ -213,7 +290,7 @@ export function respond(server: Responder, message: Buffer, transport: Transport
     const parent = query.name.slice(query.name.indexOf('.') + 1);
     zone = (query.name.includes('.') ? zones.find(parent) : undefined) ?? zone;
   }
-  if (zone === undefined) return emit(query, cache.set(key, compose(query, empty(false), shape, rcode.refused)), shape, 0);
+  if (zone === undefined) return emit(query, cache.set(key, unserved(zones, query, shape)), shape, 0);
 
   const used: PickersUsed = { pickers: false, random: false };
   const sections = lookup(zones, zone, query.name, query.qtype, { udp: transport.udp, select: selector(query, transport, geo, used), dnssecOk, compactOk });

@@ -17,6 +17,8 @@ export interface CachedAnswer {
   /** The sections as written right after the question: their compression pointers stay valid for any
    *  question of the same name, whatever its letter case. */
   body: Buffer;
+  /** The Extended DNS Error option of a refusal or failure (extended-errors.ts), sent when the query has EDNS. */
+  ede: Buffer | undefined;
 }
 
 const maxEntries = 50_000;

@@ -3,7 +3,7 @@
 
 import { labelEnd, labelOctets } from '../wire/name.ts';
 
-export const rcode = { noError: 0, formErr: 1, servFail: 2, nxDomain: 3, notImp: 4, refused: 5, notAuth: 9, badVers: 16 } as const;
+export const rcode = { noError: 0, formErr: 1, servFail: 2, nxDomain: 3, notImp: 4, refused: 5, notAuth: 9, badVers: 16, badCookie: 23 } as const;
 
 const flagQr = 0x8000;
 const flagAa = 0x0400;

@@ -22,6 +22,10 @@ export class ServedZones {
   readonly #down = new Map<string, HealthReport>();
   /** Bumped after every applied change: cached answers from before are stale. */
   version = 0;
+  /** Zones the store has but keeps disabled, and zones this thread failed to load (not served
+   *  before either): their names are refused or fail with an Extended DNS Error saying which. */
+  readonly #disabled = new Set<string>();
+  readonly #unloaded = new Set<string>();
 
   readonly #onApplied: (change: ZoneChange, served: boolean) => void;
   /** EDGEPLANE_DNS_CATALOG (catalog.ts), if set. */
@@ -69,6 +73,24 @@ export class ServedZones {
     return this.#zones.get(name);
   }
 
+  /** Applying `change` failed (zone-sync.ts retries it): a zone not served before stays unloaded till then. */
+  failed(change: ZoneChange): void {
+    if (change.deleted || this.#zones.has(change.zone)) return;
+    this.#unloaded.add(change.zone);
+    // Refusals cached before the zone existed would hide it.
+    this.version++;
+  }
+
+  /** Why no zone answers for `name`: the most specific zone containing it is disabled, or not loaded. */
+  absence(name: string): 'disabled' | 'unloaded' | undefined {
+    if (this.#disabled.size === 0 && this.#unloaded.size === 0) return undefined;
+    for (let rest: string | undefined = name; rest !== undefined; rest = parentOf(rest)) {
+      if (this.#unloaded.has(rest)) return 'unloaded';
+      if (this.#disabled.has(rest)) return 'disabled';
+    }
+    return undefined;
+  }
+
   /**
    * Loads every enabled zone. Resolves to the store's zone version read first: every change up to
    * it is served, later ones may be in part.
@@ -79,6 +101,8 @@ export class ServedZones {
     for (const zone of zones) {
       if (zone.name !== this.#catalogName) this.#zones.set(zone.name, await loadZone(this.#db, this.#sealer, zone));
     }
+    const disabled = await this.#db.selectFrom('zones').select('name').where('enabled', '=', 0).execute();
+    for (const zone of disabled) this.#disabled.add(zone.name);
     await this.#refreshCatalog();
     return version;
   }
@@ -114,6 +138,7 @@ export class ServedZones {
     if (this.serves(change.zone, change.version)) return false;
     try {
       await this.#load(change);
+      this.#unloaded.delete(change.zone);
       if (change.names === undefined) await this.#refreshCatalog();
       for (const report of this.#down.values()) this.#mark(report);
     } finally {
@@ -142,13 +167,15 @@ export class ServedZones {
 
   async #load(change: ZoneChange): Promise<void> {
     if (change.zone === this.#catalogName) return;
-    const zone: ZoneRow | undefined = change.deleted
-      ? undefined
-      : await this.#db.selectFrom('zones').selectAll().where('id', '=', change.zoneId).executeTakeFirst();
-    if (zone === undefined || zone.enabled !== 1) {
+    const zone: ZoneRow | undefined = await this.#db.selectFrom('zones').selectAll().where('id', '=', change.zoneId).executeTakeFirst();
+    if (change.deleted || zone === undefined || zone.enabled !== 1) {
       this.#zones.delete(change.zone);
+      // The periodic check reports a disabled zone as deleted: the row tells them apart.
+      if (zone?.enabled === 0) this.#disabled.add(change.zone);
+      else this.#disabled.delete(change.zone);
       return;
     }
+    this.#disabled.delete(zone.name);
     const current = this.#zones.get(zone.name);
     // Only a view with every change before this one may take just its names; any other reloads.
     if (current !== undefined && change.names !== undefined && current.head.id === zone.id && current.head.version === change.previous) {

@@ -134,6 +134,7 @@ export class ZoneSync {
       this.#options.faults.attempt(change.zone);
       return (await this.#zones.apply(change)) ? 'applied' : 'current';
     } catch (e) {
+      this.#zones.failed(change);
       this.#failures.inc();
       this.#options.logger.warn({ err: e, zone: change.zone, version: change.version, thread: this.#options.thread }, 'applying a zone change failed');
       return 'failed';
