@@ -19,7 +19,9 @@ import { accountRoutes } from './routes/iam/accounts.ts';
 import { sessionRoutes } from './routes/iam/sessions.ts';
 import { tokenRoutes } from './routes/iam/tokens.ts';
 import { userRoutes } from './routes/iam/users.ts';
+import { catalogueRoutes } from './routes/dns/catalogue.ts';
 import { dnssecRoutes } from './routes/dns/dnssec.ts';
+import { monitorRoutes } from './routes/dns/monitor.ts';
 import { statisticsRoutes } from './routes/dns/statistics.ts';
 import { rrsetRoutes } from './routes/dns/rrsets.ts';
 import { zoneFileRoutes } from './routes/dns/zone-files.ts';
@@ -73,6 +75,8 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
     zoneRoutes(scope, ctx.dns);
     dnssecRoutes(scope, ctx.dns);
     statisticsRoutes(scope, ctx.dns);
+    monitorRoutes(scope, ctx.dns);
+    catalogueRoutes(scope);
     rrsetRoutes(scope, ctx.dns);
     await zoneFileRoutes(scope, ctx.dns);
     resourceRoutes(scope, ctx.security);

@@ -1,0 +1,24 @@
+// Answers of the provider's catalogue endpoints under /dns/v2: picker types and presets, locations.
+import { Type } from 'typebox';
+
+export const LabelName = Type.Object({
+  label: Type.String({ description: 'for people' }),
+  name: Type.String({ description: 'the picker `type` an RRset names' }),
+});
+
+export const PickerList = Type.Array(LabelName, { description: 'every picker type RRsets may use' });
+
+export const PickerPresets = Type.Record(Type.String(), Type.Array(LabelName), { description: 'preset chains by name, each a list of pickers in the order they run' });
+
+export const Locations = Type.Record(
+  Type.String(),
+  Type.Object({ names: Type.Record(Type.String(), Type.String(), { description: 'the name by language code (en, and for countries their own language\'s)' }) }),
+  { description: 'by the code record meta uses' },
+);
+
+export const AllLocations = Type.Object({ continents: Locations, countries: Locations, regions: Locations });
+
+export const MetricsQuery = Type.Object({
+  zone_names: Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 1000, description: 'only these of the account\'s zones; repeated or comma-separated' })),
+  client_ids: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 1000, description: 'accepted and ignored, as the provider ignores it for clients: every answer is the caller\'s account\'s' })),
+});
