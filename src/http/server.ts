@@ -22,6 +22,7 @@ import { userRoutes } from './routes/iam/users.ts';
 import { catalogueRoutes } from './routes/dns/catalogue.ts';
 import { dnssecRoutes } from './routes/dns/dnssec.ts';
 import { monitorRoutes } from './routes/dns/monitor.ts';
+import { networkMappingRoutes } from './routes/dns/network-mappings.ts';
 import { statisticsRoutes } from './routes/dns/statistics.ts';
 import { rrsetRoutes } from './routes/dns/rrsets.ts';
 import { zoneFileRoutes } from './routes/dns/zone-files.ts';
@@ -77,6 +78,7 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
     statisticsRoutes(scope, ctx.dns);
     monitorRoutes(scope, ctx.dns);
     catalogueRoutes(scope);
+    await networkMappingRoutes(scope, ctx.dns);
     rrsetRoutes(scope, ctx.dns);
     await zoneFileRoutes(scope, ctx.dns);
     resourceRoutes(scope, ctx.security);

@@ -161,6 +161,135 @@ for (const engine of engines()) {
       assertError(await api('GET', `/dns/v2/monitor/metrics?zone_names=${'a'.repeat(256)}`), 400);
     });
 
+    test('network mappings: create, read by id and name, list, replace, delete; only the account\'s', async () => {
+      const mapping = [
+        { tags: ['tag1'], cidr4: ['192.0.2.0/24', '198.51.100.0/24'] },
+        { tags: ['tag2', 'tag3'], cidr4: ['203.0.113.0/24'], cidr6: ['2001:db8:10::/64'] },
+      ];
+      const created = await api('POST', '/dns/v2/network-mappings', { name: 'office', mapping, id: 999 });
+      assert.equal(created.status, 200, created.text);
+      const id = (created.body as { id: number }).id;
+      const expected = { id, name: 'office', mapping: [{ tags: ['tag1'], cidr4: ['192.0.2.0/24', '198.51.100.0/24'], cidr6: [] }, { tags: ['tag2', 'tag3'], cidr4: ['203.0.113.0/24'], cidr6: ['2001:db8:10::/64'] }] };
+      assert.deepEqual((await api('GET', `/dns/v2/network-mappings/${String(id)}`)).body, expected);
+      assert.deepEqual((await api('GET', '/dns/v2/network-mappings/by-name/office')).body, expected);
+      assertError(await api('POST', '/dns/v2/network-mappings', { name: 'office', mapping: [] }), 409, 'conflict');
+      assert.equal((await api('POST', '/dns/v2/network-mappings', { name: 'branch', mapping: null })).status, 200);
+
+      const list = await api('GET', '/dns/v2/network-mappings?order_by=name&order_direction=desc&limit=1&offset=0');
+      assert.equal(list.status, 200, list.text);
+      assert.deepEqual(list.body, { network_mappings: [expected], total_amount: 2 });
+      assert.deepEqual(((await api('GET', '/dns/v2/network-mappings')).body as { network_mappings: { name: string }[] }).network_mappings.map((m) => m.name), ['office', 'branch']);
+
+      // Replace: the entries change, the name cannot.
+      assert.deepEqual((await api('PUT', `/dns/v2/network-mappings/${String(id)}`, { name: 'office', mapping: [{ tags: ['lan'], cidr6: ['fd00::/8'] }] })).body, {});
+      assert.deepEqual((await api('GET', '/dns/v2/network-mappings/by-name/office')).body, { id, name: 'office', mapping: [{ tags: ['lan'], cidr4: [], cidr6: ['fd00::/8'] }] });
+      assertError(await api('PUT', `/dns/v2/network-mappings/${String(id)}`, { name: 'renamed', mapping: [] }), 400);
+      assert.equal((await api('PUT', `/dns/v2/network-mappings/${String(id)}`, { mapping: [{ tags: ['lan'], cidr4: ['10.0.0.0/8'] }] })).status, 200);
+
+      // Another account: none of ours to see, change or delete; it may use the same name.
+      assertError(await otherApi('GET', `/dns/v2/network-mappings/${String(id)}`), 404, 'not_found');
+      assertError(await otherApi('GET', '/dns/v2/network-mappings/by-name/office'), 404);
+      assertError(await otherApi('PUT', `/dns/v2/network-mappings/${String(id)}`, { mapping: [] }), 404);
+      assertError(await otherApi('DELETE', `/dns/v2/network-mappings/${String(id)}`), 404);
+      assert.deepEqual((await otherApi('GET', '/dns/v2/network-mappings')).body, { network_mappings: [], total_amount: 0 });
+      assert.equal((await otherApi('POST', '/dns/v2/network-mappings', { name: 'office', mapping: [] })).status, 200);
+      assert.equal(((await api('GET', '/dns/v2/network-mappings/by-name/office')).body as { id: number }).id, id);
+
+      assert.deepEqual((await api('DELETE', `/dns/v2/network-mappings/${String(id)}`)).body, {});
+      assertError(await api('GET', `/dns/v2/network-mappings/${String(id)}`), 404);
+      assertError(await api('DELETE', `/dns/v2/network-mappings/${String(id)}`), 404);
+      assert.equal(((await otherApi('GET', '/dns/v2/network-mappings/by-name/office')).body as { name: string }).name, 'office');
+    });
+
+    test('network mappings: hostile input is a 400 naming the field, bounds hold, nothing half-written', async () => {
+      const bad: [unknown, string][] = [
+        [{ mapping: [] }, 'name'],
+        [{ name: 'a/b', mapping: [] }, 'name'],
+        [{ name: 'x'.repeat(65), mapping: [] }, 'name'],
+        [{ name: 42, mapping: [] }, 'name'],
+        [{ name: 'm', mapping: {} }, 'mapping'],
+        [{ name: 'm', mapping: ['10.0.0.0/8'] }, 'mapping[0]'],
+        [{ name: 'm', mapping: [{ cidr4: ['2001:db8::/32'] }] }, 'mapping[0].cidr4[0]'],
+        [{ name: 'm', mapping: [{ cidr4: ['300.0.0.0/8'] }] }, 'mapping[0].cidr4[0]'],
+        [{ name: 'm', mapping: [{ cidr6: ['10.0.0.0/8'] }] }, 'mapping[0].cidr6[0]'],
+        [{ name: 'm', mapping: [{ cidr4: '10.0.0.0/8' }] }, 'mapping[0].cidr4'],
+        [{ name: 'm', mapping: [{ tags: [''] }] }, 'mapping[0].tags[0]'],
+        [{ name: 'm', mapping: [{ tags: ['t'.repeat(65)] }] }, 'mapping[0].tags[0]'],
+        [{ name: 'm', mapping: [{ tags: [{}] }] }, 'mapping[0].tags[0]'],
+        [{ name: 'm', mapping: [{ tags: Array.from({ length: 33 }, (_, i) => `t${String(i)}`) }] }, 'mapping[0].tags'],
+        [{ name: 'm', mapping: Array.from({ length: 101 }, () => ({})) }, 'mapping'],
+        [{ name: 'm', mapping: [{ cidr4: Array.from({ length: 5001 }, (_, i) => `10.${String(i >> 8)}.${String(i & 255)}.0/24`) }] }, 'mapping'],
+      ];
+      for (const [body, field] of bad) {
+        const response = await api('POST', '/dns/v2/network-mappings', body);
+        assertError(response, 400);
+        assert.ok(field in ((response.body as { fields?: Record<string, string> }).fields ?? {}), `${field}: ${response.text}`);
+      }
+      assertError(await api('POST', '/dns/v2/network-mappings', ['not', 'an', 'object']), 400);
+      assertError(await call(node.url, 'POST', '/dns/v2/network-mappings', { auth, raw: JSON.stringify({ name: 'big', mapping: [{ tags: ['x'.repeat(2 * 1024 * 1024)] }] }) }), 413);
+      for (const id of ['0', 'abc', '99999999999', '-1']) assertError(await api('GET', `/dns/v2/network-mappings/${id}`), 400);
+      for (const name of ['a%2Fb', 'no%20such', 'a%22b', 'x'.repeat(200)]) assertError(await api('GET', `/dns/v2/network-mappings/by-name/${name}`), 404);
+      assert.equal(((await api('GET', '/dns/v2/network-mappings')).body as { total_amount: number }).total_amount, 1);
+
+      // At most 100 an account: the 101st is refused, and the other account is not affected.
+      for (let i = 0; i < 99; i++) assert.equal((await api('POST', '/dns/v2/network-mappings', { name: `bulk-${String(i)}`, mapping: [] })).status, 200);
+      assertError(await api('POST', '/dns/v2/network-mappings', { name: 'one-too-many', mapping: [] }), 409);
+      assert.equal((await otherApi('POST', '/dns/v2/network-mappings', { name: 'theirs-fine', mapping: [] })).status, 200);
+      for (let i = 0; i < 99; i++) assert.equal((await api('DELETE', `/dns/v2/network-mappings/${String(((await api('GET', `/dns/v2/network-mappings/by-name/bulk-${String(i)}`)).body as { id: number }).id)}`)).status, 200);
+    });
+
+    test('network mappings: YAML import creates every document or none', async () => {
+      const file = [
+        'name: mapping_rule_1',
+        'mapping:',
+        '    - tags:',
+        '        - tag_name_1',
+        '      cidr4:',
+        '        - 127.0.2.0/24',
+        '    - tags: [tag_name_2, tag_name_3]',
+        '      cidr4: [128.0.1.0/24, 128.0.2.0/24]',
+        '      cidr6: [ac:20::0/64]',
+        '---',
+        'name: mapping_rule_2',
+        'mapping:',
+        '    - tags: [my_network]',
+        '      cidr4: [129.0.2.0/24]',
+        '---',
+        '',
+      ].join('\n');
+      const imported = await call(node.url, 'POST', '/dns/v2/network-mappings/import', { auth, raw: file, contentType: 'text/plain' });
+      assert.equal(imported.status, 200, imported.text);
+      assert.deepEqual(imported.body, { success: true });
+      const rule1 = (await api('GET', '/dns/v2/network-mappings/by-name/mapping_rule_1')).body as { mapping: unknown };
+      assert.deepEqual(rule1.mapping, [{ tags: ['tag_name_1'], cidr4: ['127.0.2.0/24'], cidr6: [] }, { tags: ['tag_name_2', 'tag_name_3'], cidr4: ['128.0.1.0/24', '128.0.2.0/24'], cidr6: ['ac:20::0/64'] }]);
+      const count = async () => ((await api('GET', '/dns/v2/network-mappings')).body as { total_amount: number }).total_amount;
+      const before = await count();
+
+      const yaml = (raw: string, contentType = 'text/plain') => call(node.url, 'POST', '/dns/v2/network-mappings/import', { auth, raw, contentType });
+      // A name that exists: 409, and the new one beside it is not created either.
+      assertError(await yaml('name: fresh\nmapping: []\n---\nname: mapping_rule_2\nmapping: []\n', 'application/yaml'), 409);
+      assertError(await api('GET', '/dns/v2/network-mappings/by-name/fresh'), 404);
+      const cases: [string, string][] = [
+        ['name: a\nmapping: [1\n', 'documents[0]'],
+        ['name: ok\nmapping: []\n---\nname: b\nmapping: [{cidr4: [nonsense]}]\n', 'documents[1].mapping[0].cidr4[0]'],
+        ['name: twice\nmapping: []\n---\nname: twice\nmapping: []\n', 'documents[1].name'],
+        ['mapping: []\n', 'documents[0].name'],
+        ['- just\n- a list\n', 'documents[0]'],
+        // Aliases expanding past the bound (a "billion laughs" document).
+        [`a: &a [x, x, x, x, x, x, x, x, x, x]\n${Array.from({ length: 12 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`).join('\n')}\nname: bomb\nmapping: []\n`, 'documents[0]'],
+        [Array.from({ length: 101 }, (_, i) => `name: n${String(i)}\nmapping: []`).join('\n---\n'), 'body'],
+        ['', 'body'],
+      ];
+      for (const [raw, field] of cases) {
+        const response = await yaml(raw);
+        assertError(response, 400);
+        assert.ok(field in ((response.body as { fields?: Record<string, string> }).fields ?? {}), `${field}: ${response.text}`);
+      }
+      assertError(await call(node.url, 'POST', '/dns/v2/network-mappings/import', { auth, body: { name: 'json', mapping: [] } }), 400);
+      assertError(await yaml('name: x\n', 'application/octet-stream'), 415);
+      assert.equal(await count(), before);
+    });
+
     test('zone import answers {created, skipped} in the seed profile', async () => {
       assert.equal((await api('POST', '/dns/v2/zones', { name: 'imp-seed.example' })).status, 200);
       const imported = await call(node.url, 'POST', '/dns/v2/zones/imp-seed.example/import', { auth, raw: 'www 300 IN A 192.0.2.1\n', contentType: 'text/plain' });

@@ -22,3 +22,20 @@ export const MetricsQuery = Type.Object({
   zone_names: Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 1000, description: 'only these of the account\'s zones; repeated or comma-separated' })),
   client_ids: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 1000, description: 'accepted and ignored, as the provider ignores it for clients: every answer is the caller\'s account\'s' })),
 });
+
+export const MappingEntry = Type.Object({
+  tags: Type.Array(Type.String()),
+  cidr4: Type.Array(Type.String({ description: 'an IPv4 address or CIDR' })),
+  cidr6: Type.Array(Type.String({ description: 'an IPv6 address or CIDR' })),
+});
+
+export const NetworkMapping = Type.Object({ id: Type.Integer(), name: Type.String(), mapping: Type.Array(MappingEntry) });
+
+/** Validated in dns/network-mapping-input.ts, so that every problem is named in `fields` at once. */
+export const NetworkMappingBody = Type.Object(
+  {
+    name: Type.Optional(Type.Unknown({ description: '1-64 letters, digits, `_`, `.` or `-`; required on create; on PUT absent or unchanged' })),
+    mapping: Type.Optional(Type.Unknown({ description: '[{tags, cidr4, cidr6}], at most 100 entries and 5000 networks' })),
+  },
+  { additionalProperties: true },
+);
