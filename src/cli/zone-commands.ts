@@ -52,6 +52,7 @@ export const zoneImport: OperatorCommand = {
       await createZone(op.dns, caller, { name: zone });
       created = true;
     }
-    writeJson(io, { zone, zone_created: created, ...(await importZone(op.dns, caller, zone, text)) });
+    const { created: rrsets, skipped } = await importZone(op.dns, caller, zone, text);
+    writeJson(io, { zone, zone_created: created, created: rrsets, skipped });
   },
 };

@@ -54,13 +54,20 @@ export interface ImportSkip {
 export interface ImportResult {
   created: { name: string; type: string; records: number }[];
   skipped: ImportSkip[];
+  /** Records of the file not imported (a skipped RRset counts each of its records). */
+  skippedRecords: number;
 }
 
 export async function importZone(ctx: DnsContext, caller: Principal, zonePath: string, text: string): Promise<ImportResult> {
   const zone = await callerZone(ctx.store.db, caller, zonePath);
   const parsed = parseZoneFile(text, zone.name);
   const skipped: ImportSkip[] = parsed.errors.map((e) => ({ line: e.line, reason: e.message }));
-  if (parsed.soa) skipped.push({ line: parsed.soa.line, name: parsed.soa.name, type: 'SOA', reason: 'SOA values are the zone\'s fields; change them with PUT /dns/v2/zones/{name}' });
+  let skippedRecords = skipped.length;
+  const skip = (entry: ImportSkip, records: number) => {
+    skipped.push(entry);
+    skippedRecords += records;
+  };
+  if (parsed.soa) skip({ line: parsed.soa.line, name: parsed.soa.name, type: 'SOA', reason: 'SOA values are the zone\'s fields; change them with PUT /dns/v2/zones/{name}' }, 1);
 
   const groups = Map.groupBy(parsed.records, (e) => `${e.name} ${e.type}`);
   const candidates: { name: string; type: string; line: number; ttl: number; records: ContentValue[][] }[] = [];
@@ -68,11 +75,11 @@ export async function importZone(ctx: DnsContext, caller: Principal, zonePath: s
     const first = entries[0] as ZoneEntry;
     const type = recordType(first.type);
     if (type === undefined) {
-      skipped.push({ line: first.line, name: first.name, type: first.type, reason: 'unsupported record type' });
+      skip({ line: first.line, name: first.name, type: first.type, reason: 'unsupported record type' }, entries.length);
       continue;
     }
     if (type.type === 'NS' && first.name === zone.name) {
-      skipped.push({ line: first.line, name: first.name, type: 'NS', reason: 'the apex NS is this service\'s own name servers' });
+      skip({ line: first.line, name: first.name, type: 'NS', reason: 'the apex NS is this service\'s own name servers' }, entries.length);
       continue;
     }
     const records: ContentValue[][] = [];
@@ -81,7 +88,7 @@ export async function importZone(ctx: DnsContext, caller: Principal, zonePath: s
         records.push(type.parse(type.fromText(entry.rdata, entry.origin), zone.name));
       } catch (e) {
         if (!(e instanceof ContentError)) throw e;
-        skipped.push({ line: entry.line, name: entry.name, type: type.type, reason: e.message });
+        skip({ line: entry.line, name: entry.name, type: type.type, reason: e.message }, 1);
       }
     }
     if (records.length > 0) candidates.push({ name: first.name, type: type.type, line: first.line, ttl: Math.min(...entries.map((e) => e.ttl)), records });
@@ -100,14 +107,14 @@ export async function importZone(ctx: DnsContext, caller: Principal, zonePath: s
       if (type === undefined) continue;
       const here = (await rrsetsAtName(tx, zone.id, c.name)).map((r) => r.type);
       if (here.includes(c.type)) {
-        skipped.push({ line: c.line, name: c.name, type: c.type, reason: 'the RRset already exists' });
+        skip({ line: c.line, name: c.name, type: c.type, reason: 'the RRset already exists' }, c.records.length);
         continue;
       }
       try {
         checkNeighbours({ zone, name: c.name, type }, here);
       } catch (e) {
         if (!(e instanceof ApiError)) throw e;
-        skipped.push({ line: c.line, name: c.name, type: c.type, reason: e.message });
+        skip({ line: c.line, name: c.name, type: c.type, reason: e.message }, c.records.length);
         continue;
       }
       const unique = [...new Map(c.records.map((r) => [JSON.stringify(r), r])).values()];
@@ -124,5 +131,5 @@ export async function importZone(ctx: DnsContext, caller: Principal, zonePath: s
     return { result: created, unchanged: created.length === 0, changedNames: [...new Set(created.map((c) => c.name))], rrsetChanges: { created: views, updated: [], deleted: [] } };
   });
   skipped.sort((a, b) => a.line - b.line);
-  return { created: result, skipped };
+  return { created: result, skipped, skippedRecords };
 }

@@ -245,6 +245,16 @@ export interface ProxyRequestCountsTable {
   count: number;
 }
 
+export interface DnsNetworkMappingsTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  /** JSON: [{tags, cidr4, cidr6}] (dns/network-mappings.ts). */
+  mapping: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   users: UsersTable;
@@ -256,6 +266,7 @@ export interface Tables {
   records: RecordsTable;
   dnssec_keys: DnssecKeysTable;
   dns_query_counts: DnsQueryCountsTable;
+  dns_network_mappings: DnsNetworkMappingsTable;
   proxy_request_counts: ProxyRequestCountsTable;
   webhook_outbox: WebhookOutboxTable;
   resources: ResourcesTable;

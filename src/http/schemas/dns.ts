@@ -77,7 +77,7 @@ export const RrsetResult = Type.Object(
 );
 
 const direction = Type.Union([Type.Literal('asc'), Type.Literal('desc')]);
-const paging = {
+export const paging = {
   offset: Type.Optional(BoundedInteger({ minimum: 0, maximum: maxOffset, description: 'default 0' })),
   limit: Type.Optional(BoundedInteger({ minimum: 1, maximum: 100000, description: 'absent: everything' })),
   order_direction: Type.Optional(direction),

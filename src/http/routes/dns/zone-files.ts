@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { DnsContext } from '../../../dns/context.ts';
+import { importAnswer } from '../../../dns/import-answer.ts';
 import { exportZone, importZone } from '../../../dns/zone-file-io.ts';
 import { invalid } from '../../../errors.ts';
 import { principal } from '../../auth.ts';
@@ -39,14 +40,24 @@ export async function zoneFileRoutes(app: FastifyInstance, ctx: DnsContext): Pro
             // Unknown rather than String: ajv would turn {"content": 42} into the zone file "42".
             content: Type.Unknown({ description: 'The zone file as a string (JSON: up to 1 MiB); or send the file itself as text/plain (up to 10 MiB)' }),
           }),
-          response: { 200: Type.Object({ created: Type.Array(Type.Unknown()), skipped: Type.Array(Type.Unknown()) }), ...errors(400, 401, 403, 404, 413, 415) },
+          description: 'Under EDGEPLANE_COMPAT=gcore the answer also holds the provider\'s `imported`, `success` and `warnings`.',
+          response: {
+            200: Type.Object({
+              created: Type.Array(Type.Unknown()),
+              skipped: Type.Array(Type.Unknown()),
+              imported: Type.Optional(Type.Object({ qtype: Type.Integer(), resource_records: Type.Integer(), rrsets: Type.Integer(), skipped_resource_records: Type.Integer() })),
+              success: Type.Optional(Type.Boolean()),
+              warnings: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.String()))),
+            }),
+            ...errors(400, 401, 403, 404, 413, 415),
+          },
         },
       },
       async (request, reply) => {
         const text = request.body.content;
         if (typeof text !== 'string') throw invalid('the zone file must be a string', { content: 'must be a string holding a BIND zone file' });
         if (text.trim() === '') throw invalid('the zone file is empty', { content: 'must be a BIND zone file' });
-        return sendJson(reply, 200, await importZone(ctx, principal(request), request.params.name, text));
+        return sendJson(reply, 200, importAnswer(await importZone(ctx, principal(request), request.params.name, text), ctx.config.compat));
       },
     );
   });

@@ -81,10 +81,26 @@ export function zoneRoutes(app: FastifyInstance, ctx: DnsContext): void {
   }
 }
 
+/** The seed's `{name_servers}`; the provider's `{"Info": {contact, name_server_1, name_server_2}}` under EDGEPLANE_COMPAT=gcore. */
+const PlatformInfo = Type.Union([
+  Type.Object({ name_servers: Type.Array(Type.String()) }),
+  Type.Object({
+    Info: Type.Object({
+      contact: Type.String({ description: 'empty: the service has no platform-wide contact (each zone has its own SOA contact)' }),
+      name_server_1: Type.String(),
+      name_server_2: Type.String({ description: 'empty when EDGEPLANE_NAMESERVERS names one server' }),
+    }),
+  }),
+]);
+
 export function platformRoutes(app: FastifyInstance, ctx: DnsContext): void {
   app.get(
     '/dns/v2/platform/info',
-    { schema: { tags, summary: 'The service\'s name servers (no authentication)', security: [], response: { 200: Type.Object({ name_servers: Type.Array(Type.String()) }) } } },
-    () => ({ name_servers: ctx.config.nameservers }),
+    { schema: { tags, summary: 'The service\'s name servers (no authentication)', security: [], response: { 200: PlatformInfo } } },
+    () => {
+      const servers = ctx.config.nameservers;
+      if (ctx.config.compat !== 'gcore') return { name_servers: servers };
+      return { Info: { contact: '', name_server_1: servers[0] ?? '', name_server_2: servers[1] ?? '' } };
+    },
   );
 }
