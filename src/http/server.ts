@@ -22,6 +22,7 @@ import { userRoutes } from './routes/iam/users.ts';
 import { dnssecRoutes } from './routes/dns/dnssec.ts';
 import { statisticsRoutes } from './routes/dns/statistics.ts';
 import { rrsetRoutes } from './routes/dns/rrsets.ts';
+import { failoverLogRoutes } from './routes/dns/failover-log.ts';
 import { zoneFileRoutes } from './routes/dns/zone-files.ts';
 import { platformRoutes, zoneRoutes } from './routes/dns/zones.ts';
 import { resourceRoutes } from './routes/security/resources.ts';
@@ -74,6 +75,7 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
     dnssecRoutes(scope, ctx.dns);
     statisticsRoutes(scope, ctx.dns);
     rrsetRoutes(scope, ctx.dns);
+    failoverLogRoutes(scope, ctx.dns);
     await zoneFileRoutes(scope, ctx.dns);
     resourceRoutes(scope, ctx.security);
     requestStatisticsRoutes(scope, ctx.security);
