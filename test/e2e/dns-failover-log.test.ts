@@ -168,6 +168,9 @@ for (const engine of engines()) {
         assert.ok(Number.isInteger(entry.time) && entry.time >= startedAt && entry.time <= now, `time ${String(entry.time)} is Unix seconds of this test`);
       }
       assert.ok(response.body.log[0]!.time >= response.body.log[1]!.time);
+      const openapi = await call(service.url, 'GET', '/openapi.json');
+      const documented = openapi.body.paths['/dns/v2/zones/{zoneName}/{rrsetName}/{rrsetType}/failover/log'];
+      assert.deepEqual(Object.keys(documented.get.responses['200'].content['application/json'].schema.properties).sort(), ['log', 'total_amount']);
       const tcp = await api('GET', '/dns/v2/zones/fo.test/tcp.fo.test/A/failover/log');
       assert.deepEqual(tcp.body.log.map((e) => [e.action, e.address]), [['up', '127.0.0.10'], ['down', '127.0.0.10']]);
     });

@@ -174,30 +174,33 @@ export class HealthChecker {
     }
     this.#skipped = skipped;
     if (skipped > 0) this.#options.logger.warn({ skipped }, `health checks: more than ${String(this.#options.limit ?? maxTargets)} records to check; ${String(skipped)} are not checked and count as up`);
-    if (this.#stopped) return;
     const removed = [...this.#targets].filter(([key]) => !wanted.has(key));
-    const added: Target[] = [];
+    const added = [...wanted]
+      .filter(([key]) => !this.#targets.has(key))
+      .map(([key, want]): [string, Target] => [key, { ...want, state: { up: undefined, streak: 0 }, timer: undefined, stopped: false }]);
+    // New targets start from the stored state: the check may be new to this process, not to the
+    // store. Read before anything changes, so that a failed read leaves the scan to the next one.
+    const stored = await failoverStates(this.#options.db, [...new Set(added.map(([, t]) => t.rrsetId))]);
+    if (this.#stopped) return;
     for (const [key, target] of removed) {
       this.#end(target);
       this.#targets.delete(key);
     }
-    for (const [key, want] of wanted) {
-      if (this.#targets.has(key)) continue;
-      const target: Target = { ...want, state: { up: undefined, streak: 0 }, timer: undefined, stopped: false };
-      this.#targets.set(key, target);
-      added.push(target);
-    }
-    // New targets start from the stored state: the check may be new to this process, not to the store.
-    this.#adopt(added, await failoverStates(this.#options.db, [...new Set(added.map((t) => t.rrsetId))]));
-    const kept = new Set([...this.#targets.values()].map((t) => t.lock));
-    await this.#options.coordination.release(removed.map(([, t]) => t.lock).filter((lock) => !kept.has(lock)));
+    for (const [key, target] of added) this.#targets.set(key, target);
+    this.#adopt(added.map(([, t]) => t), stored);
     const records = new Set([...this.#targets.values()].map((t) => `${t.record.owner}|${String(t.record.type)}|${t.record.rdata}`));
     for (const [, target] of removed) {
       // Nothing checks it any more: whatever serves that record again serves it as up.
       if (!served(target) && !records.has(`${target.record.owner}|${String(target.record.type)}|${target.record.rdata}`)) this.#report(target, true);
     }
-    await this.#claim();
-    for (const target of added) this.#start(target);
+    const kept = new Set([...this.#targets.values()].map((t) => t.lock));
+    try {
+      await this.#options.coordination.release(removed.map(([, t]) => t.lock).filter((lock) => !kept.has(lock)));
+      await this.#claim();
+    } catch (e) {
+      this.#options.logger.warn({ err: e }, 'health checks: claiming checks failed; the next claim tries again');
+    }
+    for (const [, target] of added) this.#start(target);
     if (this.#options.coordination.shared && this.#syncTimer === undefined) this.#scheduleSync();
   }
 

@@ -26,6 +26,16 @@ export function lockKey(rrsetId: number, address: string): number {
   return createHash('sha256').update(`${String(rrsetId)}|${address}`).digest().readInt32BE(0);
 }
 
+function parseChange(payload: string): HealthChange | undefined {
+  try {
+    const value = JSON.parse(payload) as Partial<HealthChange> | null;
+    const { rrset_id: rrsetId, address, up } = value ?? {};
+    return Number.isInteger(rrsetId) && typeof address === 'string' && typeof up === 'boolean' ? { rrset_id: rrsetId as number, address, up } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** SQLite: one process, every lock its own. */
 export const alone: Coordination = {
   shared: false,
@@ -56,7 +66,10 @@ export function postgresCoordination(databaseUrl: string, onChange: (change: Hea
     fresh.on('end', () => lost(fresh, new Error('connection ended')));
     fresh.on('notification', (n) => {
       if (n.channel !== healthChannel || n.payload === undefined) return;
-      onChange(JSON.parse(n.payload) as HealthChange);
+      const change = parseChange(n.payload);
+      // Anyone with access to the database may NOTIFY: a payload that is not ours is ignored.
+      if (change === undefined) logger.warn({ payload: n.payload.slice(0, 200) }, 'health change notification not understood; ignored');
+      else onChange(change);
     });
     await fresh.connect();
     await fresh.query(`LISTEN ${healthChannel}`);
