@@ -292,8 +292,12 @@ export class HealthChecker {
       const stored = await storeVerdict(db, engine, { rrsetId: target.rrsetId, address: target.address, from: target.state.up, to: next.up ?? true, at: Math.floor(Date.now() / 1000) });
       if (target.stopped) return;
       if (stored) this.#set(target, next);
-      // Another node stored a state first (it held the check a moment ago): that one is agreed.
-      else this.#set(target, { up: (await failoverState(db, target.rrsetId, target.address))?.up !== 0, streak: 0 });
+      else {
+        // Another node stored a state first (it held the check a moment ago): that one is agreed. No
+        // state at all (the address left the RRset and came back): the next result decides.
+        const row = await failoverState(db, target.rrsetId, target.address);
+        this.#set(target, { up: row === undefined ? undefined : row.up === 1, streak: 0 });
+      }
     } catch (e) {
       // The streak stands: the next probe that agrees tries again.
       logger.warn({ err: e, owner: target.record.owner, address: target.address }, 'a health check verdict could not be stored');
