@@ -116,6 +116,8 @@ export async function startService(config: Config, logger: Logger, output: Writa
         workers: config.dnsWorkers,
         notify: config.dnsNotify,
         healthcheckAllowPrivate: config.healthcheckAllowPrivate,
+        healthcheckThresholds: { fall: config.healthcheckFall, rise: config.healthcheckRise },
+        healthcheckTestIntervalMs: config.testHealthcheckIntervalMs,
         dataDir: config.dataDir,
         logLevel: config.logLevel,
         output,

@@ -159,6 +159,9 @@ export interface Config {
   zoneAllowReserved: string[];
   webhookAllowPrivate: boolean;
   healthcheckAllowPrivate: boolean;
+  /** Failed checks in a row that take a record down, and passed checks in a row that bring it back. */
+  healthcheckFall: number;
+  healthcheckRise: number;
   /** A GeoIP .mmdb replacing the shipped country data; undefined: the shipped data. */
   geoipDb: string | undefined;
   /** The protection proxy's public addresses, reported as a resource's service_ip. */
@@ -166,6 +169,8 @@ export interface Config {
   publicIpv6: string | undefined;
   /** Failures the tests inject into DNS threads (apply-faults.ts); not a setting: no flag, empty unless testing. */
   testApplyFaults: ApplyFault[];
+  /** Every health check's interval instead of its `frequency` (50 ms to 60 s): tests only, no flag. */
+  testHealthcheckIntervalMs: number | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -628,6 +633,18 @@ export const settings = {
     description: 'Set to 1 to let health checks (meta.failover) probe loopback and private addresses',
     default: '0',
   },
+  healthcheckFall: {
+    env: 'EDGEPLANE_HEALTHCHECK_FALL',
+    flag: 'healthcheck-fall',
+    description: 'Failed health checks in a row that take an up record out of answers (1-10)',
+    default: '3',
+  },
+  healthcheckRise: {
+    env: 'EDGEPLANE_HEALTHCHECK_RISE',
+    flag: 'healthcheck-rise',
+    description: 'Passed health checks in a row that bring a down record back (1-10)',
+    default: '2',
+  },
   publicIpv4: {
     env: 'EDGEPLANE_PUBLIC_IPV4',
     flag: 'public-ipv4',
@@ -764,10 +781,13 @@ export function loadConfig(
     zoneAllowReserved: check('zoneAllowReserved', parseReservedNames, []),
     webhookAllowPrivate: check('webhookAllowPrivate', parseFlag, false),
     healthcheckAllowPrivate: check('healthcheckAllowPrivate', parseFlag, false),
+    healthcheckFall: check('healthcheckFall', (v) => integerIn(v, 1, 10), 3),
+    healthcheckRise: check('healthcheckRise', (v) => integerIn(v, 1, 10), 2),
     geoipDb: check('geoipDb', parseReadableFile, undefined),
     publicIpv4: check('publicIpv4', (v) => parseAddress(v, 4), '127.0.0.1'),
     publicIpv6: check('publicIpv6', (v) => parseAddress(v, 6), undefined),
     testApplyFaults: testFaults(env, problems),
+    testHealthcheckIntervalMs: testHealthcheckInterval(env, problems),
   };
   if (problems.length > 0) {
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
@@ -782,6 +802,18 @@ function testFaults(env: NodeJS.ProcessEnv, problems: string[]): ApplyFault[] {
   } catch (e) {
     problems.push(`${applyFaultsEnv}: ${(e as Error).message}`);
     return [];
+  }
+}
+
+/** EDGEPLANE_TEST_HEALTHCHECK_INTERVAL (tests only): `200ms`, `1s`; unset: each check's `frequency`. */
+function testHealthcheckInterval(env: NodeJS.ProcessEnv, problems: string[]): number | undefined {
+  const value = env['EDGEPLANE_TEST_HEALTHCHECK_INTERVAL'];
+  if (value === undefined || value === '') return undefined;
+  try {
+    return millisecondsIn(value, 50, 60_000);
+  } catch (e) {
+    problems.push(`EDGEPLANE_TEST_HEALTHCHECK_INTERVAL: ${(e as Error).message}`);
+    return undefined;
   }
 }
 

@@ -112,6 +112,19 @@ describe('configuration', () => {
     });
   });
 
+  test('health check thresholds: 3 failures and 2 passes by default, 1-10; the tests\' interval from the environment only', () => {
+    const fresh = loadConfig({});
+    assert.deepEqual([fresh.healthcheckFall, fresh.healthcheckRise, fresh.testHealthcheckIntervalMs], [3, 2, undefined]);
+    const set = loadConfig({ EDGEPLANE_HEALTHCHECK_FALL: '1', EDGEPLANE_HEALTHCHECK_RISE: '10', EDGEPLANE_TEST_HEALTHCHECK_INTERVAL: '200ms' });
+    assert.deepEqual([set.healthcheckFall, set.healthcheckRise, set.testHealthcheckIntervalMs], [1, 10, 200]);
+    assert.throws(() => loadConfig({ EDGEPLANE_HEALTHCHECK_FALL: '0', EDGEPLANE_HEALTHCHECK_RISE: '11', EDGEPLANE_TEST_HEALTHCHECK_INTERVAL: '1ms' }), (e: Error) => {
+      assert.match(e.message, /EDGEPLANE_HEALTHCHECK_FALL \(--healthcheck-fall\): expected an integer 1-10, got "0"/);
+      assert.match(e.message, /EDGEPLANE_HEALTHCHECK_RISE \(--healthcheck-rise\): expected an integer 1-10, got "11"/);
+      assert.match(e.message, /EDGEPLANE_TEST_HEALTHCHECK_INTERVAL: expected 50 ms/);
+      return true;
+    });
+  });
+
   test('the process refuses to start on a bad value, with exit code 2 and a clear message', async () => {
     await assert.rejects(run(process.execPath, [mainScript, 'serve'], { env: { EDGEPLANE_COMPAT: 'aws' } }), (e: { code: number; stderr: string }) => {
       assert.equal(e.code, 2);

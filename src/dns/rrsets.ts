@@ -14,7 +14,7 @@ import { validateRrsetBody, type ValidRrset } from './rrset-input.ts';
 import { rrsetView } from './views.ts';
 
 
-async function target(ctx: DnsContext, caller: Principal, zonePath: string, namePath: string, typePath: string): Promise<Target> {
+export async function rrsetTarget(ctx: DnsContext, caller: Principal, zonePath: string, namePath: string, typePath: string): Promise<Target> {
   const zone = await callerZone(ctx.store.db, caller, zonePath);
   const type = recordType(typePath);
   if (type === undefined) {
@@ -48,7 +48,7 @@ function isHealthchecked(valid: ValidRrset): boolean {
 }
 
 export async function getRrset(ctx: DnsContext, caller: Principal, zonePath: string, namePath: string, typePath: string) {
-  const t = await target(ctx, caller, zonePath, namePath, typePath);
+  const t = await rrsetTarget(ctx, caller, zonePath, namePath, typePath);
   const row = await findRrset(ctx.store.db, t.zone.id, t.name, t.type.type);
   if (row === undefined) throw recordNotFound();
   const [rrset] = await withRecords(ctx.store.db, [row]);
@@ -63,7 +63,7 @@ export async function writeRrset(
   body: Record<string, unknown>,
   mode: 'create' | 'upsert',
 ) {
-  const t = await target(ctx, caller, path.zone, path.name, path.type);
+  const t = await rrsetTarget(ctx, caller, path.zone, path.name, path.type);
   const valid = validateRrsetBody(body, t.type, t.zone.name);
   const { result } = await commitZoneChange(ctx, t.zone.id, async (tx) => {
     const here = await rrsetsAtName(tx, t.zone.id, t.name);
@@ -78,7 +78,7 @@ export async function writeRrset(
 }
 
 export async function deleteRrset(ctx: DnsContext, caller: Principal, zonePath: string, namePath: string, typePath: string): Promise<void> {
-  const t = await target(ctx, caller, zonePath, namePath, typePath);
+  const t = await rrsetTarget(ctx, caller, zonePath, namePath, typePath);
   if (t.type.type === 'NS' && t.name === t.zone.name) throw conflict('the apex NS RRset cannot be deleted; replace it with PUT');
   await commitZoneChange(ctx, t.zone.id, async (tx) => {
     const here = await rrsetsAtName(tx, t.zone.id, t.name);

@@ -29,6 +29,14 @@ export interface ResourceChange {
 
 export const notifyChannel = 'edgeplane_zone_changes';
 export const resourceChannel = 'edgeplane_resource_changes';
+/** A health-checked record's agreed state changed (store/failover.ts). */
+export const healthChannel = 'edgeplane_health_changes';
+
+export interface HealthChange {
+  rrset_id: number;
+  address: string;
+  up: boolean;
+}
 
 export class ChangeFeed<T = ZoneChange> {
   readonly #listeners = new Set<(change: T) => Promise<void>>();
@@ -67,4 +75,9 @@ export async function notifyOtherNodes(tx: Db, engine: Engine, change: ZoneChang
   const payload = JSON.stringify(change);
   const fitting = payload.length < 7900 ? payload : JSON.stringify({ ...change, names: undefined });
   await sql`select pg_notify(${notifyChannel}, ${fitting})`.execute(tx);
+}
+
+/** Tells every DNS node of a record's new agreed state; PostgreSQL delivers it only if the transaction commits. */
+export async function notifyHealthChange(tx: Db, engine: Engine, change: HealthChange): Promise<void> {
+  if (engine === 'postgres') await sql`select pg_notify(${healthChannel}, ${JSON.stringify(change)})`.execute(tx);
 }

@@ -25,6 +25,7 @@ import { monitorRoutes } from './routes/dns/monitor.ts';
 import { networkMappingRoutes } from './routes/dns/network-mappings.ts';
 import { statisticsRoutes } from './routes/dns/statistics.ts';
 import { rrsetRoutes } from './routes/dns/rrsets.ts';
+import { failoverLogRoutes } from './routes/dns/failover-log.ts';
 import { zoneFileRoutes } from './routes/dns/zone-files.ts';
 import { platformRoutes, zoneRoutes } from './routes/dns/zones.ts';
 import { resourceRoutes } from './routes/security/resources.ts';
@@ -80,6 +81,7 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
     catalogueRoutes(scope);
     await networkMappingRoutes(scope, ctx.dns);
     rrsetRoutes(scope, ctx.dns);
+    failoverLogRoutes(scope, ctx.dns);
     await zoneFileRoutes(scope, ctx.dns);
     resourceRoutes(scope, ctx.security);
     requestStatisticsRoutes(scope, ctx.security);

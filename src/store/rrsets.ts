@@ -2,6 +2,7 @@
 // in one transaction, so readers never see half an update.
 import type { Selectable } from 'kysely';
 import type { Db } from './database.ts';
+import { forgetRemovedAddresses } from './failover.ts';
 import type { RecordsTable, RrsetsTable } from './schema.ts';
 
 export type RrsetRow = Selectable<RrsetsTable>;
@@ -130,6 +131,10 @@ export async function upsertRrset(
     ? await db.updateTable('rrsets').set(fields).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow()
     : await db.insertInto('rrsets').values({ zone_id: zoneId, name: data.name, type: data.type, ...fields }).returningAll().executeTakeFirstOrThrow();
   if (existing) await db.deleteFrom('records').where('rrset_id', '=', row.id).execute();
+  // Health check states are per address (failover.ts): those of addresses no longer here go.
+  if (existing && (data.type === 'A' || data.type === 'AAAA')) {
+    await forgetRemovedAddresses(db, row.id, data.records.map((r) => String((JSON.parse(r.content) as unknown[])[0])));
+  }
   const records =
     data.records.length === 0
       ? []

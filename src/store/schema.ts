@@ -245,6 +245,28 @@ export interface ProxyRequestCountsTable {
   count: number;
 }
 
+/** A health-checked record's state as the DNS nodes agreed on it (dns/health/checker.ts). */
+export interface FailoverStatesTable {
+  rrset_id: number;
+  /** The record's address, as its content holds it. */
+  address: string;
+  /** 1 up, 0 down. */
+  up: number;
+  /** Unix seconds of the last change (or of the first verdict). */
+  changed_at: number;
+}
+
+/** One change of a checked record's state: the newest `failoverLogKept` per RRset are kept. */
+export interface FailoverLogTable {
+  id: Generated<number>;
+  rrset_id: number;
+  address: string;
+  /** `up` or `down`: the state the record changed to. */
+  action: string;
+  /** Unix seconds. */
+  time: number;
+}
+
 export interface DnsNetworkMappingsTable {
   id: Generated<number>;
   account_id: number;
@@ -281,4 +303,6 @@ export interface Tables {
   acme_challenges: AcmeChallengesTable;
   acme_attempts: AcmeAttemptsTable;
   acme_lease: AcmeLeaseTable;
+  failover_states: FailoverStatesTable;
+  failover_log: FailoverLogTable;
 }

@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import pino from 'pino';
 import { HealthChecker, type HealthReport } from '../../src/dns/health/checker.ts';
+import { alone } from '../../src/dns/health/coordination.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 
@@ -32,7 +33,7 @@ async function addRrset(zoneId: number, name: string, addresses: string[], failo
 
 function checker(reports: HealthReport[], lines: string[], limit?: number) {
   const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _encoding, done) => { lines.push(chunk.toString()); done(); } }));
-  return new HealthChecker({ db: store.db, allowPrivate: true, logger, limit, report: (r) => { reports.push(r); return Promise.resolve(); } });
+  return new HealthChecker({ db: store.db, engine: 'sqlite', coordination: alone, thresholds: { fall: 3, rise: 2 }, allowPrivate: true, logger, limit, report: (r) => { reports.push(r); return Promise.resolve(); } });
 }
 
 const settle = async (reports: HealthReport[], count: number) => {

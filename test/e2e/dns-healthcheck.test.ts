@@ -77,7 +77,9 @@ describe('health checks', () => {
     udpPort = udp.address().port;
     udpServers.push(udp);
 
-    service = await startService({ engine: 'sqlite', env: { EDGEPLANE_HEALTHCHECK_ALLOW_PRIVATE: '1', EDGEPLANE_DNS_WORKERS: '2' } });
+    // Every check runs each 0.5 s instead of its frequency (10 s), under the default thresholds: a
+    // record that was up goes after 3 failures in a row, one that was down comes back after 2 passes.
+    service = await startService({ engine: 'sqlite', env: { EDGEPLANE_HEALTHCHECK_ALLOW_PRIVATE: '1', EDGEPLANE_DNS_WORKERS: '2', EDGEPLANE_TEST_HEALTHCHECK_INTERVAL: '500ms' } });
     const auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
     api = (method, path, body) => call(service.url, method, path, { auth, body });
     assert.equal((await api('POST', '/dns/v2/zones', { name: 'hc.test' })).status, 200);
@@ -138,12 +140,12 @@ describe('health checks', () => {
     servers.push(server);
     await put('flip', ['127.0.0.6', '127.0.0.7'], { protocol: 'TCP', port, frequency: 10, timeout: 1 });
     await until(service, 'flip.hc.test', ['127.0.0.6']);
-    // The next round of checks (10 s later) sees 127.0.0.7 listening and 127.0.0.6 gone.
+    // The next rounds of checks see 127.0.0.7 listening (2 passes bring it back) and 127.0.0.6 gone (3 failures).
     const revived = net.createServer((socket) => socket.end());
     await new Promise<void>((resolve) => revived.listen(port, '127.0.0.7', resolve));
     servers.push(revived);
     await close(server);
-    await until(service, 'flip.hc.test', ['127.0.0.7'], 15_000);
+    await until(service, 'flip.hc.test', ['127.0.0.7'], 5000);
   });
 
   test('/metrics counts the checked records by state and the probes made', async () => {

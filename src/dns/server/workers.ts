@@ -10,6 +10,8 @@ import type { ListenAddress, LogLevel } from '../../config.ts';
 import { startDnsServer, type DnsServerOptions } from './dns-server.ts';
 import { udpBatchUnavailable } from './udp-batch.ts';
 import { HealthChecker } from '../health/checker.ts';
+import { alone, postgresCoordination } from '../health/coordination.ts';
+import type { Thresholds } from '../health/hysteresis.ts';
 import { notifySecondaries } from './notify.ts';
 import { parseTsigKey } from './tsig.ts';
 import type { FromWorker, ToWorker, WorkerData, WorkerRequest } from './worker-main.ts';
@@ -24,6 +26,10 @@ export interface DnsRoleOptions extends Omit<DnsServerOptions, 'shared' | 'fed' 
   workers: number;
   /** Health checks may probe loopback and private addresses. */
   healthcheckAllowPrivate: boolean;
+  /** Failures and successes in a row that change a checked record's state. */
+  healthcheckThresholds: Thresholds;
+  /** Every check's interval instead of its `frequency`: tests only (EDGEPLANE_TEST_HEALTHCHECK_INTERVAL). */
+  healthcheckTestIntervalMs: number | undefined;
   /** Secondaries to NOTIFY after each zone change. */
   notify: readonly ListenAddress[];
   dataDir: string;
@@ -100,9 +106,16 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   const unavailable = udpBatchUnavailable();
   if (options.settings.udpIo === 'auto' && unavailable !== undefined) options.logger.warn(`DNS uses Node dgram for UDP: ${unavailable}`);
   // One checker per process: its verdicts go to every thread. It starts once all threads serve, and
-  // re-reads the checks after every zone change this thread applies, however it heard of it.
-  const checker = new HealthChecker({
+  // re-reads the checks after every zone change this thread applies, however it heard of it. On
+  // PostgreSQL it shares the checks with the other nodes' checkers and hears their verdicts.
+  const databaseUrl = options.settings.databaseUrl;
+  const coordination = databaseUrl === undefined ? alone : postgresCoordination(databaseUrl, (change) => checker.heard(change), options.logger);
+  const checker: HealthChecker = new HealthChecker({
     db: options.store.db,
+    engine: options.store.engine,
+    coordination,
+    thresholds: options.healthcheckThresholds,
+    intervalMs: options.healthcheckTestIntervalMs,
     allowPrivate: options.healthcheckAllowPrivate,
     logger: options.logger,
     metrics: options.metrics,
@@ -192,6 +205,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     stop: async () => {
       unsubscribe?.();
       checker.stop();
+      await coordination.stop();
       await Promise.all(threads.map((t) => t.stop()));
       await local.stop();
     },

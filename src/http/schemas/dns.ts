@@ -101,6 +101,23 @@ export const RrsetListQuery = Type.Object({
   all: Type.Optional(Type.Boolean({ description: 'accepted for compatibility; lists are complete unless limit is set' })),
 });
 
+export const FailoverLogQuery = Type.Object({
+  offset: Type.Optional(BoundedInteger({ minimum: 0, maximum: maxOffset, description: 'Entries to skip, newest first; default 0' })),
+  limit: Type.Optional(BoundedInteger({ minimum: 1, maximum: 1000, description: 'Most entries to answer; default 100 (all that are kept)' })),
+});
+
+export const FailoverLogResult = Type.Object({
+  log: Type.Array(
+    Type.Object({
+      action: Type.Union([Type.Literal('up'), Type.Literal('down')], { description: 'The state the record changed to' }),
+      address: Type.String({ description: 'The record\'s address' }),
+      time: Type.Integer({ description: 'Unix seconds' }),
+    }),
+    { description: 'Newest first' },
+  ),
+  total_amount: Type.Integer({ description: 'Entries kept for the RRset (the newest 100)' }),
+});
+
 export const ZoneParams = Type.Object({ name: Type.String({ maxLength: 255 }) });
 export const RrsetParams = Type.Object({
   zoneName: Type.String({ maxLength: 255 }),

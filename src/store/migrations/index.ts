@@ -14,6 +14,7 @@ import * as revokedSessions from './0008_revoked_sessions.ts';
 import * as acme from './0009_acme.ts';
 import * as queryCounts from './0010_query_counts.ts';
 import * as proxyRequestCounts from './0011_proxy_request_counts.ts';
+import * as failoverLog from './0012_failover_log.ts';
 import * as networkMappings from './0014_network_mappings.ts';
 
 type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
@@ -30,6 +31,7 @@ const steps: Record<string, Step> = {
   '0009_acme': acme.up,
   '0010_query_counts': queryCounts.up,
   '0011_proxy_request_counts': proxyRequestCounts.up,
+  '0012_failover_log': failoverLog.up,
   '0014_network_mappings': networkMappings.up,
 };
 
