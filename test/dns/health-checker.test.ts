@@ -12,6 +12,7 @@ import { HealthChecker, type HealthReport } from '../../src/dns/health/checker.t
 import { alone } from '../../src/dns/health/coordination.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
+import { insertAccountZone } from '../support/store-rows.ts';
 
 let dir: string;
 let store: Store;
@@ -50,13 +51,7 @@ before(async () => {
   const probe = net.createServer();
   closedPort = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as net.AddressInfo).port)));
   await new Promise((resolve) => probe.close(resolve));
-  const account = await store.db.insertInto('accounts').values({ name: 'a', email: 'a@example.com', operator: 0, created_at: now }).returning('id').executeTakeFirstOrThrow();
-  const zone = await store.db
-    .insertInto('zones')
-    .values({ account_id: account.id, name: 'hc.example', contact: 'hostmaster.hc.example', primary_server: 'ns1.hc.example', serial: 1, refresh: 3600, retry: 600, expiry: 86400, nx_ttl: 300, enabled: 1, dnssec_enabled: 0, meta: '{}', created_at: now, updated_at: now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  zoneId = zone.id;
+  zoneId = (await insertAccountZone(store.db, 'hc.example', now)).zoneId;
 });
 after(async () => {
   await store.close();

@@ -11,6 +11,7 @@ import { failoverLog, failoverLogKept, failoverState, storeVerdict } from '../..
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import { upsertRrset, findRrset } from '../../src/store/rrsets.ts';
 import { createPostgresDatabase, engines, type TestDatabase } from '../support/engines.ts';
+import { insertAccountZone } from '../support/store-rows.ts';
 
 const now = new Date().toISOString();
 const rrset = (addresses: string[]) => ({
@@ -35,13 +36,7 @@ for (const engine of engines()) {
       database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
       store = openStore({ dataDir, databaseUrl: database?.url });
       await migrateToLatest(store);
-      const account = await store.db.insertInto('accounts').values({ name: 'a', email: 'a@example.com', operator: 0, created_at: now }).returning('id').executeTakeFirstOrThrow();
-      const zone = await store.db
-        .insertInto('zones')
-        .values({ account_id: account.id, name: 'fo.example', contact: 'hostmaster.fo.example', primary_server: 'ns1.fo.example', serial: 1, refresh: 3600, retry: 600, expiry: 86400, nx_ttl: 300, enabled: 1, dnssec_enabled: 0, meta: '{}', created_at: now, updated_at: now })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      zoneId = zone.id;
+      zoneId = (await insertAccountZone(store.db, 'fo.example', now)).zoneId;
       rrsetId = (await upsertRrset(store.db, zoneId, rrset(['192.0.2.1', '192.0.2.2']), now, undefined)).rrset.id;
     });
     after(async () => {
