@@ -19,6 +19,7 @@ import { accountRoutes } from './routes/iam/accounts.ts';
 import { sessionRoutes } from './routes/iam/sessions.ts';
 import { tokenRoutes } from './routes/iam/tokens.ts';
 import { userRoutes } from './routes/iam/users.ts';
+import { delegationRoutes } from './routes/dns/delegation.ts';
 import { dnssecRoutes } from './routes/dns/dnssec.ts';
 import { statisticsRoutes } from './routes/dns/statistics.ts';
 import { rrsetRoutes } from './routes/dns/rrsets.ts';
@@ -72,6 +73,7 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
     tokenRoutes(scope, ctx);
     zoneRoutes(scope, ctx.dns);
     dnssecRoutes(scope, ctx.dns);
+    delegationRoutes(scope, ctx.dns);
     statisticsRoutes(scope, ctx.dns);
     rrsetRoutes(scope, ctx.dns);
     await zoneFileRoutes(scope, ctx.dns);
