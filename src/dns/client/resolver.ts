@@ -6,6 +6,7 @@ import { randomInt } from 'node:crypto';
 import type { ListenAddress } from '../../config.ts';
 import { ApiError } from '../../errors.ts';
 import { encodeQuery, MessageError, type Reply } from './message.ts';
+import { rdataFields } from './rdata.ts';
 import { exchange, ExchangeTimeout } from './transport.ts';
 
 export const rcodes = { noError: 0, servFail: 2, nxDomain: 3, refused: 5 } as const;
@@ -39,6 +40,9 @@ export function stubResolver(server: ListenAddress, options: ResolverOptions): R
       inFlight++;
       try {
         const reply = await exchange(server, encodeQuery(randomInt(0x10000), name, type), name, type, options.timeoutMs);
+        // Every record's RDATA is read once here, so a malformed one is this reply's failure
+        // rather than a surprise wherever its fields are used.
+        for (const record of [...reply.answers, ...reply.authority, ...reply.additional]) rdataFields(reply, record);
         if (reply.rcode !== rcodes.noError && reply.rcode !== rcodes.nxDomain) {
           throw new ApiError(502, 'resolver_failed', `the resolver answered ${rcodeNames[reply.rcode] ?? `RCODE ${String(reply.rcode)}`} for ${name}.`);
         }

@@ -39,8 +39,10 @@ function overUdp(server: ListenAddress, query: Buffer, id: number, name: string,
       let reply: Reply;
       try {
         reply = decodeReply(bytes);
-      } catch {
-        return; // not a reply we can read: keep waiting for one
+      } catch (e) {
+        // Malformed with our id: the server's reply, broken. Without it: noise, keep waiting.
+        if (bytes.length >= 2 && bytes.readUInt16BE(0) === id) finish(e as Error);
+        return;
       }
       if (answers(reply, id, name, type)) finish(undefined, reply);
     });
