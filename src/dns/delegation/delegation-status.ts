@@ -11,6 +11,8 @@ import type { DnsContext } from '../context.ts';
 import { findAccountZone } from '../../store/zones.ts';
 import { findRrset } from '../../store/rrsets.ts';
 import type { Db } from '../../store/database.ts';
+import { canonicalName, NameError } from '../names.ts';
+import { specialUseName } from '../reserved-names.ts';
 import { queryName } from './query-name.ts';
 
 /** Name servers reported (a referral holds 13 at most in practice). */
@@ -49,6 +51,20 @@ function addressesIn(reply: Reply, host: string, type: number): string[] {
   return reply.additional.filter((r) => r.type === type && r.name === host).map((r) => rdataFields(reply, r)[0] ?? '');
 }
 
+/**
+ * A name server's addresses are shown only for a valid name outside the special-use names: a
+ * delegation anyone can publish may name `db.corp.internal`, which only the operator's resolver
+ * knows (and may add to a reply's additional section).
+ */
+function askable(host: string): boolean {
+  try {
+    return canonicalName(host) === host && specialUseName(host) === undefined;
+  } catch (e) {
+    if (e instanceof NameError) return false;
+    throw e;
+  }
+}
+
 async function lookedUpAddresses(resolver: Resolver, host: string, type: number): Promise<string[]> {
   try {
     const reply = await resolver.query(host, type);
@@ -62,6 +78,7 @@ async function lookedUpAddresses(resolver: Resolver, host: string, type: number)
 async function withAddresses(resolver: Resolver, reply: Reply, hosts: string[]): Promise<NameServer[]> {
   let lookups = 0;
   return Promise.all(hosts.map(async (host) => {
+    if (!askable(host)) return { name: host, ipv4Addresses: [], ipv6Addresses: [] };
     let ipv4Addresses = addressesIn(reply, host, rrtype.a);
     let ipv6Addresses = addressesIn(reply, host, rrtype.aaaa);
     if (ipv4Addresses.length === 0 && ipv6Addresses.length === 0 && lookups++ < maxAddressLookups) {

@@ -7,6 +7,7 @@ import { rrtype, type Reply } from '../client/message.ts';
 import { presentationName, rdataFields } from '../client/rdata.ts';
 import { requireResolver } from '../client/resolver.ts';
 import type { DnsContext } from '../context.ts';
+import { specialUseName } from '../reserved-names.ts';
 import { queryName } from './query-name.ts';
 
 export const lookupTypes: ReadonlyMap<string, number> = new Map([
@@ -55,6 +56,8 @@ function requestedTypes(type: string | undefined): string[] {
 function answerEntries(reply: Reply): LookupEntry[] {
   const entries = new Map<string, LookupEntry>();
   for (const record of reply.answers) {
+    // A public name's CNAME may lead into a special-use name only the operator's resolver answers.
+    if (specialUseName(record.name) !== undefined) continue;
     const type = typeNames.get(record.type) ?? `TYPE${String(record.type)}`;
     const key = `${record.name} ${type}`;
     const entry = entries.get(key) ?? { name: presentationName(record.name), type, ttl: record.ttl, content: [] };
