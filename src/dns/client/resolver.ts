@@ -9,7 +9,7 @@ import { encodeQuery, MessageError, type Reply } from './message.ts';
 import { rdataFields } from './rdata.ts';
 import { exchange, ExchangeTimeout } from './transport.ts';
 
-export const rcodes = { noError: 0, servFail: 2, nxDomain: 3, refused: 5 } as const;
+export const rcodes = { noError: 0, nxDomain: 3 } as const;
 const rcodeNames = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];
 
 export interface ResolverOptions {
