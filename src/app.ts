@@ -23,6 +23,7 @@ import { startProxyRole, type ProxyRole } from './security/proxy/proxy-role.ts';
 import { tcpLimits } from './dns/server/tcp-limits.ts';
 import { derivedCookieSecret } from './dns/server/cookies.ts';
 import { buildHttpServer } from './http/server.ts';
+import { resolverMaxInFlight, stubResolver } from './dns/client/resolver.ts';
 import { openStore, type Store } from './store/database.ts';
 import { migrateToLatest } from './store/migrate.ts';
 
@@ -57,7 +58,8 @@ async function startApi(config: Config, store: Store, logger: Logger, shared: Sh
   const delivery = startWebhookDelivery({ db: store.db, logger, allowPrivate: config.webhookAllowPrivate });
   stops.push(() => delivery.stop());
   const secrets = sealer(shared.secretKey);
-  const dns: DnsContext = { store, config, sealer: secrets, changes, wakeWebhooks: () => delivery.wake() };
+  const resolver = config.resolver === undefined ? undefined : stubResolver(config.resolver, { timeoutMs: config.resolverTimeoutMs, maxInFlight: resolverMaxInFlight });
+  const dns: DnsContext = { store, config, sealer: secrets, changes, wakeWebhooks: () => delivery.wake(), resolver };
   const security: SecurityContext = { store, config, sealer: secrets, changes: resourceChanges };
   const http = await buildHttpServer({
     config,

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { minPasswordLength } from './accounts/passwords.ts';
 import { canonicalName } from './dns/names.ts';
 import { reservedNameProblem } from './dns/reserved-names.ts';
@@ -155,6 +156,10 @@ export interface Config {
   secretKey: string | undefined;
   /** The service's own name servers: apex NS of new zones, SOA primary by default. */
   nameservers: string[];
+  /** The DNS resolver the API's lookups go through; undefined: none (those endpoints answer 503). */
+  resolver: ListenAddress | undefined;
+  /** How long one query to it may take. */
+  resolverTimeoutMs: number;
   /** Reserved names (public suffixes, single labels, special-use) that may still be created as zones. */
   zoneAllowReserved: string[];
   webhookAllowPrivate: boolean;
@@ -616,6 +621,17 @@ export const settings = {
     description: 'Comma-separated host names of this service\'s name servers (apex NS of new zones)',
     default: 'ns1.edgeplane.invalid,ns2.edgeplane.invalid',
   },
+  resolver: {
+    env: 'EDGEPLANE_RESOLVER',
+    flag: 'resolver',
+    description: 'The DNS resolver (ip or ip:port, [ipv6]:port) the API asks about delegations, parent DS records and lookups, or none; unset: the first nameserver of /etc/resolv.conf',
+  },
+  resolverTimeout: {
+    env: 'EDGEPLANE_RESOLVER_TIMEOUT',
+    flag: 'resolver-timeout',
+    description: 'How long one query to EDGEPLANE_RESOLVER may take (100ms-10s)',
+    default: '3s',
+  },
   zoneAllowReserved: {
     env: 'EDGEPLANE_ZONE_ALLOW_RESERVED',
     flag: 'zone-allow-reserved',
@@ -778,6 +794,8 @@ export function loadConfig(
     jwtSecret: check('jwtSecret', parseSecret, undefined),
     secretKey: check('secretKey', parseSecret, undefined),
     nameservers: check('nameservers', parseNameservers, []),
+    resolver: check('resolver', parseResolver, systemResolver()),
+    resolverTimeoutMs: check('resolverTimeout', (v) => millisecondsIn(v, 100, 10_000), 3000),
     zoneAllowReserved: check('zoneAllowReserved', parseReservedNames, []),
     webhookAllowPrivate: check('webhookAllowPrivate', parseFlag, false),
     healthcheckAllowPrivate: check('healthcheckAllowPrivate', parseFlag, false),
@@ -881,6 +899,39 @@ function parseTsigKeys(value: string): string[] {
   // The message names the key, never the secret.
   for (const key of keys) parseTsigKey(key);
   return keys;
+}
+
+/** `ip`, `ip:port` or `[ipv6]:port` (port 53 by default), or `none`. */
+function parseResolver(value: string): ListenAddress | undefined {
+  if (value.trim() === 'none') return undefined;
+  const bare = value.trim();
+  const target = isIP(bare) !== 0 ? { host: bare, port: 53 } : (() => {
+    try {
+      return parseListen(bare);
+    } catch {
+      throw new Error(`expected an IP address with an optional port (192.0.2.53, 192.0.2.53:5353, [2001:db8::53]:53) or none, got "${value}"`);
+    }
+  })();
+  if (isIP(target.host) === 0) throw new Error(`"${target.host}" is not an IP address: the resolver is given by address, as a host name would need a resolver to find it`);
+  if (target.port === 0) throw new Error('the resolver\'s port may not be 0');
+  // One text form per address, as replies are matched against it.
+  return { host: ipaddr.parse(target.host).toString(), port: target.port };
+}
+
+/** The first usable `nameserver` line of /etc/resolv.conf, or undefined (no file, none listed). */
+function systemResolver(): ListenAddress | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync('/etc/resolv.conf', 'utf8');
+  } catch {
+    return undefined;
+  }
+  for (const line of text.split('\n')) {
+    const address = /^\s*nameserver\s+(\S+)/.exec(line)?.[1];
+    // A scoped IPv6 address (fe80::1%eth0) cannot be matched against replies: skipped.
+    if (address !== undefined && isIP(address) !== 0) return { host: ipaddr.parse(address).toString(), port: 53 };
+  }
+  return undefined;
 }
 
 function parseNotifyTargets(value: string): ListenAddress[] {

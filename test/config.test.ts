@@ -1,5 +1,6 @@
 // Configuration: defaults, validation with messages naming the setting, flags over environment.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, test } from 'node:test';
@@ -123,6 +124,26 @@ describe('configuration', () => {
       assert.match(e.message, /EDGEPLANE_TEST_HEALTHCHECK_INTERVAL: expected 50 ms/);
       return true;
     });
+  });
+
+  test('the resolver: an address with an optional port, none, or by default the first nameserver of /etc/resolv.conf', () => {
+    const fromFile = /^\s*nameserver\s+(\S+)/m.exec(fs.existsSync('/etc/resolv.conf') ? fs.readFileSync('/etc/resolv.conf', 'utf8') : '')?.[1];
+    const fresh = loadConfig({});
+    assert.deepEqual(fresh.resolver, fromFile === undefined || fromFile.includes('%') ? undefined : { host: fromFile, port: 53 });
+    assert.equal(fresh.resolverTimeoutMs, 3000);
+    assert.deepEqual(loadConfig({ EDGEPLANE_RESOLVER: '192.0.2.53' }).resolver, { host: '192.0.2.53', port: 53 });
+    assert.deepEqual(loadConfig({ EDGEPLANE_RESOLVER: '192.0.2.53:5353' }).resolver, { host: '192.0.2.53', port: 5353 });
+    assert.deepEqual(loadConfig({ EDGEPLANE_RESOLVER: '[2001:DB8:0::53]:53' }).resolver, { host: '2001:db8::53', port: 53 });
+    assert.deepEqual(loadConfig({ EDGEPLANE_RESOLVER: '2001:db8::53' }).resolver, { host: '2001:db8::53', port: 53 });
+    assert.equal(loadConfig({ EDGEPLANE_RESOLVER: 'none' }).resolver, undefined);
+    assert.equal(loadConfig({ EDGEPLANE_RESOLVER_TIMEOUT: '250ms' }).resolverTimeoutMs, 250);
+    assert.throws(() => loadConfig({ EDGEPLANE_RESOLVER: 'dns.example:53', EDGEPLANE_RESOLVER_TIMEOUT: '1m' }), (e: Error) => {
+      assert.match(e.message, /EDGEPLANE_RESOLVER \(--resolver\): "dns.example" is not an IP address/);
+      assert.match(e.message, /EDGEPLANE_RESOLVER_TIMEOUT \(--resolver-timeout\)/);
+      return true;
+    });
+    assert.throws(() => loadConfig({ EDGEPLANE_RESOLVER: 'not an address' }), /EDGEPLANE_RESOLVER \(--resolver\): expected an IP address/);
+    assert.throws(() => loadConfig({ EDGEPLANE_RESOLVER: '192.0.2.53:0' }), /port may not be 0/);
   });
 
   test('the process refuses to start on a bad value, with exit code 2 and a clear message', async () => {

@@ -20,6 +20,7 @@ import { sessionRoutes } from './routes/iam/sessions.ts';
 import { tokenRoutes } from './routes/iam/tokens.ts';
 import { userRoutes } from './routes/iam/users.ts';
 import { catalogueRoutes } from './routes/dns/catalogue.ts';
+import { delegationRoutes } from './routes/dns/delegation.ts';
 import { dnssecRoutes } from './routes/dns/dnssec.ts';
 import { monitorRoutes } from './routes/dns/monitor.ts';
 import { networkMappingRoutes } from './routes/dns/network-mappings.ts';
@@ -76,6 +77,7 @@ export async function buildHttpServer(ctx: AppContext): Promise<FastifyInstance>
     tokenRoutes(scope, ctx);
     zoneRoutes(scope, ctx.dns);
     dnssecRoutes(scope, ctx.dns);
+    delegationRoutes(scope, ctx.dns);
     statisticsRoutes(scope, ctx.dns);
     monitorRoutes(scope, ctx.dns);
     catalogueRoutes(scope);

@@ -79,18 +79,22 @@ function soaAnswered(port: number, zone: string): Promise<boolean> {
   });
 }
 
-/** Starts knotd serving `zones`; resolves once it answers the SOA of every zone. */
-export async function startKnot(zones: KnotZone[]): Promise<Knot> {
+/**
+ * Starts knotd serving `zones`; resolves once it answers the SOA of every zone. `port` (one chosen
+ * with freePort, say, to configure a service before knotd runs) is used as is; without it a free
+ * port is chosen.
+ */
+export async function startKnot(zones: KnotZone[], port?: number): Promise<Knot> {
   // The port is free when chosen but may be taken before knotd binds it: then try another.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await launch(await freePort(), serving(zones.map((z) => z.name)), (dir) => zones.flatMap((zone) => {
+      return await launch(port ?? (await freePort()), serving(zones.map((z) => z.name)), (dir) => zones.flatMap((zone) => {
         const file = path.join(dir, `${zone.name}.zone`);
         fs.writeFileSync(file, zone.text);
         return [`  - domain: ${zone.name}`, `    file: ${file}`];
       }));
     } catch (e) {
-      if (attempt >= 3) throw e;
+      if (attempt >= 3 || port !== undefined) throw e;
     }
   }
 }

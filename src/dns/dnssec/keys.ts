@@ -61,9 +61,23 @@ export interface DelegationSigner {
   digest: string;
 }
 
-/** DS (RFC 4034 §5.1.4): SHA-256 over the owner's canonical wire name and the DNSKEY RDATA. */
-export function delegationSigner(zone: string, key: { flags: number; algorithm: number; publicKey: string }): DelegationSigner {
+/** DS digest types (IANA registry) and their hashes: SHA-1 (RFC 4034), SHA-256 (RFC 4509), SHA-384 (RFC 6605). */
+const digestHashes = new Map([
+  [1, 'sha1'],
+  [sha256DigestType, 'sha256'],
+  [4, 'sha384'],
+]);
+
+/**
+ * DS (RFC 4034 §5.1.4): a digest over the owner's canonical wire name and the DNSKEY RDATA, SHA-256
+ * unless another digest type is asked for; undefined for a digest type we do not know.
+ */
+export function delegationSigner(zone: string, key: { flags: number; algorithm: number; publicKey: string }): DelegationSigner;
+export function delegationSigner(zone: string, key: { flags: number; algorithm: number; publicKey: string }, digestType: number): DelegationSigner | undefined;
+export function delegationSigner(zone: string, key: { flags: number; algorithm: number; publicKey: string }, digestType = sha256DigestType): DelegationSigner | undefined {
+  const hash = digestHashes.get(digestType);
+  if (hash === undefined) return undefined;
   const rdata = dnskeyRdata(key);
-  const digest = createHash('sha256').update(canonicalWireName(zone)).update(rdata).digest('hex').toUpperCase();
-  return { keyTag: keyTag(rdata), algorithm: key.algorithm, digestType: sha256DigestType, digest };
+  const digest = createHash(hash).update(canonicalWireName(zone)).update(rdata).digest('hex').toUpperCase();
+  return { keyTag: keyTag(rdata), algorithm: key.algorithm, digestType, digest };
 }

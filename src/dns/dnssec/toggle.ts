@@ -11,9 +11,10 @@ import type { DnsContext } from '../context.ts';
 import { delegationSigner, generateZoneKey, sealContext } from './keys.ts';
 
 /** The DS is published at the parent with this TTL in the text form we hand out. */
-const dsTtl = 3600;
+export const dsTtl = 3600;
 
-function findKey(db: Db, zoneId: number): Promise<DnssecKeysTable | undefined> {
+/** The zone's key, kept while DNSSEC is off. */
+export function findKey(db: Db, zoneId: number): Promise<DnssecKeysTable | undefined> {
   return db.selectFrom('dnssec_keys').selectAll().where('zone_id', '=', zoneId).executeTakeFirst();
 }
 

@@ -1,0 +1,150 @@
+// DNS messages as a stub client writes and reads them (RFC 1035 §4.1): one question out with an EDNS
+// OPT record (RFC 6891), and a reply's header and sections back. Every read is bounds checked and
+// anything malformed throws MessageError: a reply comes from the network and is never trusted.
+import { labelText } from '../wire/name.ts';
+
+export class MessageError extends Error {}
+
+export const rrtype = { a: 1, ns: 2, cname: 5, soa: 6, ptr: 12, mx: 15, txt: 16, aaaa: 28, srv: 33, opt: 41, ds: 43, caa: 257 } as const;
+const classIn = 1;
+
+export interface ResourceRecord {
+  /** Owner in the server's text form: lower case, no trailing dot ('' for the root). */
+  name: string;
+  type: number;
+  ttl: number;
+  /** Where the RDATA starts in the message (names inside it may point back into the message). */
+  rdataOffset: number;
+  rdataLength: number;
+}
+
+export interface Reply {
+  /** The whole message, which RDATA offsets refer to. */
+  bytes: Buffer;
+  id: number;
+  flags: number;
+  rcode: number;
+  truncated: boolean;
+  question: { name: string; type: number } | undefined;
+  answers: ResourceRecord[];
+  authority: ResourceRecord[];
+  additional: ResourceRecord[];
+}
+
+const flagQr = 0x8000;
+const flagTc = 0x0200;
+const flagRd = 0x0100;
+const maxNameOctets = 255;
+const maxPointerHops = 64;
+/** The EDNS payload size we advertise: DNS Flag Day 2020's, which avoids IP fragmentation. */
+export const udpPayloadSize = 1232;
+
+/** A query for `name` (text form, no trailing dot) and `type`, recursion desired, with EDNS. */
+export function encodeQuery(id: number, name: string, type: number): Buffer {
+  const labels = name === '' ? [] : name.split('.');
+  const header = Buffer.alloc(12);
+  header.writeUInt16BE(id, 0);
+  header.writeUInt16BE(flagRd, 2);
+  header.writeUInt16BE(1, 4); // one question
+  header.writeUInt16BE(1, 10); // the OPT record
+  const parts: Buffer[] = [header];
+  for (const label of labels) {
+    const octets = Buffer.from(label, 'ascii');
+    parts.push(Buffer.from([octets.length]), octets);
+  }
+  const tail = Buffer.alloc(5 + 11);
+  tail.writeUInt16BE(type, 1);
+  tail.writeUInt16BE(classIn, 3);
+  // OPT: root owner, type 41, class = payload size, TTL = extended RCODE/version/flags 0, no options.
+  tail.writeUInt16BE(rrtype.opt, 6);
+  tail.writeUInt16BE(udpPayloadSize, 8);
+  return Buffer.concat([...parts, tail]);
+}
+
+/** Reads a possibly compressed name at `offset`; `next` is where the record goes on. */
+export function readName(bytes: Buffer, offset: number): { name: string; next: number } {
+  const labels: string[] = [];
+  let position = offset;
+  let next = -1;
+  let octets = 1;
+  for (let hops = 0; ; ) {
+    if (position >= bytes.length) throw new MessageError('name runs past the end of the message');
+    const length = bytes[position] ?? 0;
+    if ((length & 0xc0) === 0xc0) {
+      if (position + 1 >= bytes.length) throw new MessageError('compression pointer runs past the end');
+      if (++hops > maxPointerHops) throw new MessageError('too many compression pointers');
+      const target = ((length & 0x3f) << 8) | (bytes[position + 1] ?? 0);
+      // A pointer goes backwards (RFC 1035 §4.1.4 points at a prior occurrence): no loops.
+      if (target >= position) throw new MessageError('compression pointer does not point backwards');
+      if (next < 0) next = position + 2;
+      position = target;
+      continue;
+    }
+    if ((length & 0xc0) !== 0) throw new MessageError('unknown label type');
+    if (length === 0) {
+      if (next < 0) next = position + 1;
+      break;
+    }
+    const end = position + 1 + length;
+    if (end > bytes.length) throw new MessageError('label runs past the end of the message');
+    octets += 1 + length;
+    if (octets > maxNameOctets) throw new MessageError('name is longer than 255 octets');
+    // DNS ignores the case of ASCII letters only (RFC 4343): other octets stay as they are.
+    labels.push(labelText(Buffer.from(bytes.subarray(position + 1, end))).replace(/[A-Z]+/g, (c) => c.toLowerCase()));
+    position = end;
+  }
+  return { name: labels.join('.'), next };
+}
+
+function readRecords(bytes: Buffer, count: number, offset: number): { records: ResourceRecord[]; next: number } {
+  const records: ResourceRecord[] = [];
+  let position = offset;
+  for (let i = 0; i < count; i++) {
+    const { name, next } = readName(bytes, position);
+    if (next + 10 > bytes.length) throw new MessageError('record header runs past the end of the message');
+    const type = bytes.readUInt16BE(next);
+    const ttl = bytes.readUInt32BE(next + 4);
+    const rdataLength = bytes.readUInt16BE(next + 8);
+    const rdataOffset = next + 10;
+    if (rdataOffset + rdataLength > bytes.length) throw new MessageError('RDATA runs past the end of the message');
+    // RFC 2181 §8: a TTL with the top bit set is read as zero.
+    records.push({ name, type, ttl: ttl > 0x7fffffff ? 0 : ttl, rdataOffset, rdataLength });
+    position = rdataOffset + rdataLength;
+  }
+  return { records, next: position };
+}
+
+export function decodeReply(bytes: Buffer): Reply {
+  if (bytes.length < 12) throw new MessageError('message is shorter than its header');
+  const flags = bytes.readUInt16BE(2);
+  if ((flags & flagQr) === 0) throw new MessageError('message is not a response');
+  const questions = bytes.readUInt16BE(4);
+  if (questions > 1) throw new MessageError('response holds more than one question');
+  let position = 12;
+  let question: Reply['question'];
+  if (questions === 1) {
+    const { name, next } = readName(bytes, position);
+    if (next + 4 > bytes.length) throw new MessageError('question runs past the end of the message');
+    question = { name, type: bytes.readUInt16BE(next) };
+    position = next + 4;
+  }
+  const answers = readRecords(bytes, bytes.readUInt16BE(6), position);
+  const authority = readRecords(bytes, bytes.readUInt16BE(8), answers.next);
+  const additional = readRecords(bytes, bytes.readUInt16BE(10), authority.next);
+  return {
+    bytes,
+    id: bytes.readUInt16BE(0),
+    flags,
+    rcode: flags & 0xf,
+    truncated: (flags & flagTc) !== 0,
+    question,
+    answers: answers.records,
+    authority: authority.records,
+    additional: additional.records.filter((r) => r.type !== rrtype.opt),
+  };
+}
+
+/** The RDATA of a record, as a slice of its message. */
+export function rdataOf(reply: Reply, record: ResourceRecord): Buffer {
+  return reply.bytes.subarray(record.rdataOffset, record.rdataOffset + record.rdataLength);
+}
