@@ -14,6 +14,7 @@ import * as revokedSessions from './0008_revoked_sessions.ts';
 import * as acme from './0009_acme.ts';
 import * as queryCounts from './0010_query_counts.ts';
 import * as proxyRequestCounts from './0011_proxy_request_counts.ts';
+import * as zoneJournal from './0013_zone_journal.ts';
 
 type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
 
@@ -29,6 +30,7 @@ const steps: Record<string, Step> = {
   '0009_acme': acme.up,
   '0010_query_counts': queryCounts.up,
   '0011_proxy_request_counts': proxyRequestCounts.up,
+  '0013_zone_journal': zoneJournal.up,
 };
 
 export function migrations(engine: Engine): Record<string, Migration> {
