@@ -1,8 +1,9 @@
 // Incremental zone transfers (RFC 1995) from the zone journal, on both stores: IXFR answers decoded
 // and checked record by record after one change and after several of every kind, the SOA alone for
 // a client up to date (and over UDP), the whole zone for one the journal no longer reaches; Knot
-// DNS as a secondary follows changes by IXFR; kdig's IXFR=serial. The zone has 10,000 records, so
-// the octets an incremental transfer moves for a one-record change are measured against a full one.
+// DNS as a secondary follows changes by IXFR; kdig's IXFR=serial. The zone has 10,000 records on
+// SQLite (2,000 on PostgreSQL, where importing 10,000 alone takes some 15 s), so the octets an
+// incremental transfer moves for a one-record change are measured against a full one.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import net from 'node:net';
@@ -18,7 +19,6 @@ import { adminEmail, adminPassword, startService, type Service } from '../suppor
 const run = promisify(execFile);
 const knotMissing = onPath('knotd') === undefined || onPath('kdig') === undefined ? 'knotd and kdig are not installed (Debian: knot, knot-dnsutils)' : false;
 const zone = 'ixfr.test';
-const hosts = 10_000;
 /** Journal bounds for the test: few versions, and fewer octets than the 10,000-record import. */
 const journalVersions = 6;
 
@@ -126,6 +126,7 @@ function differences(answers: Answer[]): { serial: number; steps: Difference[] }
 
 for (const engine of engines()) {
   describe(`incremental zone transfers (${engine})`, { skip: knotMissing }, () => {
+    const hosts = engine === 'sqlite' ? 10_000 : 2_000;
     let service: Service;
     let secondary: Knot | undefined;
     let api: (method: string, path: string, body?: unknown) => ReturnType<typeof call>;
@@ -195,7 +196,7 @@ for (const engine of engines()) {
       assert.equal(full.answers.length, hosts + 2 + 1 + 1 + 2);
       t.diagnostic(`one-record change to a zone of ${String(full.answers.length)} records: IXFR ${String(incremental.octets)} octets in ${String(incremental.messages.length)} message(s), AXFR ${String(full.octets)} octets in ${String(full.messages.length)}`);
       assert.ok(incremental.octets < 400, `IXFR moved ${String(incremental.octets)} octets`);
-      assert.ok(full.octets > 100 * incremental.octets);
+      assert.ok(full.octets > 50 * incremental.octets);
 
       await eventually('Knot follows the change', async () => (await serial(secondary?.port)) === changed);
       assert.deepEqual(addressesIn((await ask(secondary?.port ?? 0, `www.${zone}`, 'A')).packet), ['192.0.2.2']);
