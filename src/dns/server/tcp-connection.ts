@@ -47,6 +47,8 @@ export function serveConnection(socket: net.Socket, answer: (message: Buffer) =>
   let paused = false;
   /** The client sent FIN: once everything is answered and written, so does the server. */
   let ended = false;
+  /** A reply failed half-way: what was written goes out, then the server's FIN; nothing more is read. */
+  let failed = false;
   const timer = setTimeout(() => {
     events.timedOut(unsent > 0 || messages !== undefined ? 'unread' : 'idle');
     socket.destroy();
@@ -71,23 +73,31 @@ export function serveConnection(socket: net.Socket, answer: (message: Buffer) =>
     if (Buffer.isBuffer(reply)) send(reply);
     else messages = reply[Symbol.iterator]();
   };
-  /** The transfer's next message, if any; a transfer that fails part-way closes the connection. */
+  /** A reply that cannot be finished: the client sees the connection end where it stopped. */
+  const fail = (e: unknown) => {
+    messages = undefined;
+    failed = true;
+    events.failed(e);
+    socket.pause();
+    socket.end();
+  };
+  /** The transfer's next message, if any. */
   const nextMessage = (): Buffer | undefined => {
     try {
       const result = messages?.next();
       if (result?.done !== false) messages = undefined;
       return result?.done === false ? result.value : undefined;
     } catch (e) {
-      messages = undefined;
-      events.failed(e);
-      socket.destroy();
+      fail(e);
       return undefined;
     }
   };
-  /** Writes and answers until the limits stop it (true) or nothing is left to do (false). */
-  const fill = (): boolean => {
-    while (!socket.destroyed) {
-      if (waiting || unsent >= limits.maxPipelined || socket.writableLength >= maxQueuedBytes) return true;
+  /** Writes and answers until the limits stop it, nothing is left to do, or a reply failed. */
+  const fill = (): 'blocked' | 'done' | 'failed' => {
+    for (;;) {
+      if (failed) return 'failed';
+      if (socket.destroyed) return 'done';
+      if (waiting || unsent >= limits.maxPipelined || socket.writableLength >= maxQueuedBytes) return 'blocked';
       if (messages !== undefined) {
         const message = nextMessage();
         if (message !== undefined) send(message);
@@ -105,24 +115,22 @@ export function serveConnection(socket: net.Socket, answer: (message: Buffer) =>
         continue;
       }
       waiting = true;
-      void reply.then(take, (e: unknown) => {
-        events.failed(e);
-        socket.destroy();
-      }).finally(() => {
+      void reply.then(take, fail).finally(() => {
         waiting = false;
         work();
       });
-      return true;
+      return 'blocked';
     }
-    return false;
+    return 'done';
   };
   /** Answers what the limits let through, in one system call; reads on only while they allow. */
   const work = () => {
-    if (socket.destroyed) return;
+    if (socket.destroyed || failed) return;
     socket.cork();
-    const blocked = fill();
+    const state = fill();
     socket.uncork();
-    if (blocked) {
+    if (state === 'failed') return;
+    if (state === 'blocked') {
       if (!paused) socket.pause();
       paused = true;
     } else if (ended) {
@@ -134,6 +142,7 @@ export function serveConnection(socket: net.Socket, answer: (message: Buffer) =>
   };
 
   socket.on('data', (chunk: Buffer) => {
+    if (failed) return;
     input = input.length === 0 ? chunk : Buffer.concat([input, chunk]);
     work();
   });
