@@ -25,13 +25,13 @@ const journalVersions = 6;
 type Answer = packet.Answer;
 
 /** An IXFR query carrying `serial` in an SOA in its authority section (RFC 1995 §3). */
-function ixfrQuery(serial: number): Buffer {
+function ixfrQuery(serial: number, owner = zone): Buffer {
   return packet.encode({
     type: 'query',
     id: Math.floor(Math.random() * 65535),
     flags: 0,
     questions: [{ name: zone, type: 'IXFR', class: 'IN' }],
-    authorities: [{ name: zone, type: 'SOA', ttl: 0, data: { mname: 'ns.invalid', rname: 'x.invalid', serial, refresh: 0, retry: 0, expire: 0, minimum: 0 } }],
+    authorities: [{ name: owner, type: 'SOA', ttl: 0, data: { mname: 'ns.invalid', rname: 'x.invalid', serial, refresh: 0, retry: 0, expire: 0, minimum: 0 } }],
   });
 }
 
@@ -293,6 +293,8 @@ for (const engine of engines()) {
       assert.equal((refused.answers ?? []).length, 0);
       const bare = decode((await tcpExchange(service.dnsPort, [buildQuery(zone, 'IXFR')]))[0] ?? Buffer.alloc(0));
       assert.equal(bare.rcode, 'FORMERR');
+      const another = decode((await tcpExchange(service.dnsPort, [ixfrQuery(imported, 'other.test')]))[0] ?? Buffer.alloc(0));
+      assert.equal(another.rcode, 'FORMERR');
     });
   });
 }
