@@ -1,7 +1,7 @@
 // One committed change of a zone: in one transaction the change itself, the serial and version
 // bump, its zone journal entry (journal/journal-change.ts), the webhook outbox row and the NOTIFY
-// for other nodes; after the commit, the in-process
-// change feed (which never fails the request: the change is committed by then).
+// for other nodes; after the commit, the in-process change feed (which never fails the request:
+// the change is committed by then).
 import { enqueueWebhook } from '../events/webhook-outbox.ts';
 import { notifyOtherNodes, type ZoneChange } from '../events/change-feed.ts';
 import type { Db } from '../store/database.ts';
@@ -47,20 +47,14 @@ export async function commitZoneChange<T>(
   const { store, config } = ctx;
   const committed = await store.db.transaction().execute(async (tx) => {
     const zone = await lockZone(tx, store.engine, zoneId);
-    const before = options.names === undefined ? undefined : await servedBefore(tx, zoneId, options.names);
+    const bounds = { versions: config.dnsJournalVersions, bytes: config.dnsJournalBytes };
+    const before = options.names === undefined ? undefined : await servedBefore(tx, zoneId, options.names, bounds);
     const outcome = await work(tx, zone);
     if (outcome.unchanged === true) return { result: outcome.result, change: undefined, webhookQueued: false };
     const serial = nextSerial(zone.serial, outcome.requestedSerial);
     const now = new Date().toISOString();
     const version = await updateZone(tx, zoneId, { ...outcome.zoneFields, serial, updated_at: now });
-    await journalChange(tx, {
-      zone,
-      after: { ...zone, ...outcome.zoneFields, serial },
-      version,
-      before,
-      changedNames: outcome.changedNames,
-      bounds: { versions: config.dnsJournalVersions, bytes: config.dnsJournalBytes },
-    });
+    await journalChange(tx, { zone, after: { ...zone, ...outcome.zoneFields, serial }, version, before, changedNames: outcome.changedNames, bounds });
 
     const meta = parseJson<Record<string, unknown>>(outcome.zoneFields?.meta ?? zone.meta);
     const changes = outcome.rrsetChanges;

@@ -20,7 +20,9 @@ export interface ServedBefore {
   records: WireRecord[];
 }
 
-export async function servedBefore(db: Db, zoneId: number, names: readonly string[]): Promise<ServedBefore> {
+/** Read before a change of `names`; undefined when no journal is kept (nothing to read it for). */
+export async function servedBefore(db: Db, zoneId: number, names: readonly string[], bounds: JournalBounds): Promise<ServedBefore | undefined> {
+  if (bounds.versions < 1) return undefined;
   return { names: new Set(names), records: transferRecordsOf(await rrsetsAtNames(db, zoneId, names)) };
 }
 
