@@ -1,5 +1,6 @@
 // Incremental zone transfers (RFC 1995) from the zone journal, on both stores: IXFR answers decoded
-// and checked record by record after one change and after several of every kind, the SOA alone for
+// and checked record by record after one change and after several of every kind (RRset create,
+// replace, delete, TTL change, SOA edit, DNSSEC on, zone-file import, disable and enable), the SOA alone for
 // a client up to date (and over UDP), the whole zone for one the journal no longer reaches; Knot
 // DNS as a secondary follows changes by IXFR; kdig's IXFR=serial. The zone has 10,000 records on
 // SQLite (2,000 on PostgreSQL, where importing 10,000 alone takes some 15 s), so the octets an
@@ -295,6 +296,27 @@ for (const engine of engines()) {
       assert.equal(bare.rcode, 'FORMERR');
       const another = decode((await tcpExchange(service.dnsPort, [ixfrQuery(imported, 'other.test')]))[0] ?? Buffer.alloc(0));
       assert.equal(another.rcode, 'FORMERR');
+    });
+
+    test('a zone-file import, disabling and enabling: journaled as such, and Knot follows', async () => {
+      const start = await serial();
+      const added = await change('POST', `/dns/v2/zones/${zone}/import`, { content: `imp1.${zone}. 120 IN A 192.0.2.31\nimp2.${zone}. 120 IN AAAA 2001:db8::32\n` });
+      // A disabled zone is not served: its serial is read from the API.
+      assert.equal((await api('PATCH', `/dns/v2/zones/${zone}/disable`)).status, 200);
+      const disabled = await change('PATCH', `/dns/v2/zones/${zone}/enable`);
+      const { serial: current, steps } = differences((await transfer(service.dnsPort, ixfrQuery(start))).answers);
+      assert.equal(current, disabled);
+      assert.deepEqual(
+        steps.map((s) => [s.removed, s.added]),
+        [
+          [[], [`imp1.${zone} 120 A 192.0.2.31`, `imp2.${zone} 120 AAAA 2001:db8::32`]],
+          [[], []],
+          [[], []],
+        ],
+      );
+      assert.deepEqual([steps[0]?.from, steps[0]?.to, steps[2]?.to], [start, added, disabled]);
+      await eventually('Knot follows', async () => (await serial(secondary?.port)) === disabled);
+      assert.deepEqual(addressesIn((await ask(secondary?.port ?? 0, `imp1.${zone}`, 'A')).packet), ['192.0.2.31']);
     });
   });
 }
