@@ -1,8 +1,8 @@
 // Incremental zone transfers (RFC 1995) from the zone journal, on both stores: IXFR answers decoded
 // and checked record by record after one change and after several of every kind (RRset create,
-// replace, delete, TTL change, SOA edit, DNSSEC on, zone-file import, disable and enable), the SOA alone for
-// a client up to date (and over UDP), the whole zone for one the journal no longer reaches; Knot
-// DNS as a secondary follows changes by IXFR; kdig's IXFR=serial. The zone has 10,000 records on
+// replace, delete, TTL change, SOA edit, DNSSEC on, zone-file import, disable and enable), the SOA
+// alone for a client up to date (and over UDP), the whole zone for one the journal no longer
+// reaches; Knot DNS as a secondary follows changes by IXFR; kdig's IXFR=serial. The zone has 10,000 records on
 // SQLite (2,000 on PostgreSQL, where importing 10,000 alone takes some 15 s), so the octets an
 // incremental transfer moves for a one-record change are measured against a full one.
 import assert from 'node:assert/strict';
