@@ -137,6 +137,10 @@ export interface Config {
   dnsTcpIdleTimeoutSeconds: number;
   /** Replies of one TCP connection waiting to be sent before its queries wait. */
   dnsTcpMaxPipelined: number;
+  /** Zone journal entries (incremental transfers, RFC 1995) kept per zone; 0: none, every transfer is full. */
+  dnsJournalVersions: number;
+  /** Octets of journaled records kept per zone. */
+  dnsJournalBytes: number;
   dataDir: string;
   /** A postgres:// URL; undefined means the embedded SQLite file in the data dir. */
   databaseUrl: string | undefined;
@@ -548,6 +552,18 @@ export const settings = {
     description: 'Replies of one DNS TCP connection waiting for its client to read them before the server stops reading its queries',
     default: '100',
   },
+  dnsJournalVersions: {
+    env: 'EDGEPLANE_DNS_JOURNAL_VERSIONS',
+    flag: 'dns-journal-versions',
+    description: 'Changes per zone kept in the zone journal for incremental transfers (IXFR); older ones are dropped and a secondary behind them gets the whole zone; 0: no journal',
+    default: '100',
+  },
+  dnsJournalBytes: {
+    env: 'EDGEPLANE_DNS_JOURNAL_BYTES',
+    flag: 'dns-journal-bytes',
+    description: 'Octets of changed records per zone kept in the zone journal; a change larger than this alone clears the zone\'s journal',
+    default: '1048576',
+  },
   dataDir: {
     env: 'EDGEPLANE_DATA_DIR',
     flag: 'data-dir',
@@ -781,6 +797,8 @@ export function loadConfig(
     dnsTcpMaxPerClient: check('dnsTcpMaxPerClient', (v) => integerIn(v, 1, 1_000_000), 64),
     dnsTcpIdleTimeoutSeconds: check('dnsTcpIdleTimeout', (v) => durationIn(v, 1, 3600), 10),
     dnsTcpMaxPipelined: check('dnsTcpMaxPipelined', (v) => integerIn(v, 1, 65_535), 100),
+    dnsJournalVersions: check('dnsJournalVersions', (v) => integerIn(v, 0, 10_000), 100),
+    dnsJournalBytes: check('dnsJournalBytes', (v) => integerIn(v, 0, 1024 ** 3), 1024 * 1024),
     dataDir: path.resolve(raw('dataDir') ?? './data'),
     databaseUrl: check('databaseUrl', parseDatabaseUrl, undefined),
     adminEmail: check('adminEmail', parseEmail, 'admin@edgeplane.local'),

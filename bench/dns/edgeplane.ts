@@ -45,6 +45,8 @@ export interface EdgeplaneOptions {
   timeoutMs?: number;
   /** Called with the pid right after spawning, before the server is ready. */
   onSpawn?: (pid: number) => void;
+  /** More settings (EDGEPLANE_DNS_TRANSFER_ALLOW, say). */
+  env?: Record<string, string>;
 }
 
 /** Whether this checkout's edgeplane has the EDGEPLANE_DNS_WORKERS setting (it lists its settings in --help). */
@@ -82,6 +84,7 @@ export async function startEdgeplane(options: EdgeplaneOptions): Promise<Edgepla
     ...(options.workers === undefined ? {} : { EDGEPLANE_DNS_WORKERS: String(options.workers) }),
     // Set it to dgram to measure Node's own UDP against the batched addon.
     ...(udpIo === undefined ? {} : { EDGEPLANE_DNS_UDP_IO: udpIo }),
+    ...options.env,
   };
   const started = Date.now();
   const child = spawnPinned(process.execPath, [...(options.nodeArgs ?? []), path.join(root, 'src/main.ts'), 'serve'], options.cpus, env);

@@ -1,7 +1,7 @@
 // DNS benchmark: edgeplane against Knot DNS and PowerDNS (bind backend) serving the same zone, with
 // dnsperf, side by side in one run.
 //
-//   node bench/dns/run.ts [--duration 10] [--names 10000] [--load-records 1000000] [--scenarios 1,2,3,4,5]
+//   node bench/dns/run.ts [--duration 10] [--names 10000] [--load-records 1000000] [--scenarios 1,2,3,4,5,6]
 //
 // Run by hand, never from `npm test`: it takes several minutes, needs the reference servers and
 // dnsperf installed, and its figures are only meaningful as ratios within one run. See bench/README.md.
@@ -13,6 +13,7 @@ import { sleep } from '../api/server.ts';
 import { checkAnswers, type CheckResult } from './check.ts';
 import { dnsperf, type DnsperfResult } from './dnsperf.ts';
 import { EdgeplaneApi, edgeplaneVersion, startEdgeplane, supportsDnsWorkers } from './edgeplane.ts';
+import { changedName, measureEdgeplaneIxfr, measureKnotIxfr, type TransferFigures } from './ixfr.ts';
 import { startKnot, type ZoneSource } from './knot.ts';
 import { startPowerDns } from './powerdns.ts';
 import { binaryQueryFile, defaultMix, generateQueries, subnets, type Query } from './queries.ts';
@@ -32,7 +33,7 @@ const { values: flags } = parseArgs({
     outstanding: { type: 'string', default: '200' },
     'load-records': { type: 'string', default: '1000000' },
     'load-timeout': { type: 'string', default: '600' },
-    scenarios: { type: 'string', default: '1,2,3,4,5' },
+    scenarios: { type: 'string', default: '1,2,3,4,5,6' },
     'cpu-prof': { type: 'string' },
   },
 });
@@ -51,11 +52,11 @@ if (
   ![durationS, names, queryCount, clients, outstanding, loadRecords, loadTimeoutMs].every((n) => Number.isInteger(n) && n > 0) ||
   !(warmupS >= 0) ||
   !(ecsShare >= 0 && ecsShare <= 1) ||
-  ![...scenarios].every((s) => [1, 2, 3, 4, 5].includes(s))
+  ![...scenarios].every((s) => [1, 2, 3, 4, 5, 6].includes(s))
 ) {
   console.error(
     'usage: node bench/dns/run.ts [--duration 10] [--warmup 2] [--names 10000] [--queries 100000] [--ecs 0.3] [--clients 10] [--outstanding 200]\n' +
-      '                             [--load-records 1000000] [--load-timeout 600] [--scenarios 1,2,3,4,5] [--cpu-prof DIR]',
+      '                             [--load-records 1000000] [--load-timeout 600] [--scenarios 1,2,3,4,5,6] [--cpu-prof DIR]',
   );
   process.exit(2);
 }
@@ -134,6 +135,31 @@ function printScenario(title: string, measured: Measured[]): void {
   }
 }
 
+function printIxfr(figures: TransferFigures[]): void {
+  const [, ...others] = figures;
+  const first = figures[0];
+  const ratios = (values: number[]) => others.map((_, i) => fmt.ratio(values[0] ?? 0, values[i + 1] ?? 0));
+  const line = (label: string, pick: (f: TransferFigures) => number, format: (v: number) => string) => {
+    const values = figures.map(pick);
+    return [label, ...values.map(format), ...ratios(values)];
+  };
+  printTable(
+    `6. One record of ${benchZone} changed, then transferred from each server as primary (client-side, loopback); ratios are edgeplane ÷ the reference`,
+    ['', ...figures.map((f) => f.name), ...others.map((f) => `÷ ${f.name}`)],
+    [
+      line('IXFR octets (one-record change)', (f) => f.ixfr.octets, fmt.int),
+      line('IXFR messages', (f) => f.ixfr.messages, fmt.int),
+      line('IXFR records', (f) => f.ixfr.records, fmt.int),
+      line('IXFR ms (median)', (f) => f.ixfr.ms, fmt.fixed(2)),
+      line('AXFR octets', (f) => f.axfr.octets, fmt.int),
+      line('AXFR records', (f) => f.axfr.records, fmt.int),
+      line('AXFR ms', (f) => f.axfr.ms, fmt.fixed(1)),
+    ],
+  );
+  for (const f of figures) console.log(`  ${f.name}: ${f.description}; serial ${String(f.from)} → ${String(f.to)}`);
+  if (first !== undefined) targets.push(`6. IXFR of a one-record change moves a few hundred octets, not the zone: ${fmt.int(first.ixfr.octets)} octets vs AXFR ${fmt.int(first.axfr.octets)} → ${verdict(first.ixfr.octets < 1000)}`);
+}
+
 const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
 const targets: string[] = [];
 const notes: string[] = [];
@@ -143,7 +169,7 @@ try {
   console.log(`machine: ${cores} cores (${os.cpus()[0]?.model.trim() ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; Node ${process.version}`);
   console.log(`edgeplane ${edgeplaneVersion()}: ${workersSupported ? 'has EDGEPLANE_DNS_WORKERS (DNS threads sharing the port with SO_REUSEPORT)' : 'single-threaded DNS (no EDGEPLANE_DNS_WORKERS)'}`);
 
-  if (scenarios.has(1) || scenarios.has(2) || scenarios.has(3) || scenarios.has(5)) {
+  if (scenarios.has(1) || scenarios.has(2) || scenarios.has(3) || scenarios.has(5) || scenarios.has(6)) {
     // ---- setup: the zone in edgeplane through its API, exported for the references ----
     progress('setup: zone into edgeplane, export for Knot and PowerDNS');
     const dataDir = path.join(tmp, 'edgeplane-data');
@@ -279,6 +305,22 @@ try {
           'written into the binary query file (dnsperf -E would put one option on every query). Knot and PowerDNS as configured ignore ECS (no geoip module, edns-subnet-processing off); ' +
           'edgeplane tailors the answer and echoes the option with a scope, and does not cache tailored answers.',
       );
+    }
+
+    // Last: it changes a record of the zone the scenarios above check their answers against.
+    if (scenarios.has(6)) {
+      progress(`scenario 6: one record changed (${changedName(benchZone)}), then IXFR and AXFR from each server as primary`);
+      const server = await startEdgeplane({ dataDir, cpus: serverCpus, workers: oneWorker, logLevel: 'warn', zone: benchZone, env: { EDGEPLANE_DNS_TRANSFER_ALLOW: '127.0.0.1' } });
+      running.add(server);
+      let figures: TransferFigures[];
+      try {
+        figures = [await measureEdgeplaneIxfr(server, api.at(server.api), benchZone)];
+      } finally {
+        running.delete(server);
+        await server.stop();
+      }
+      figures.push(await measureKnotIxfr(source, serverCpus));
+      printIxfr(figures);
     }
 
     const s5 = results.get(5);

@@ -1,11 +1,13 @@
 // One committed change of a zone: in one transaction the change itself, the serial and version
-// bump, the webhook outbox row and the NOTIFY for other nodes; after the commit, the in-process
-// change feed (which never fails the request: the change is committed by then).
+// bump, its zone journal entry (journal/journal-change.ts), the webhook outbox row and the NOTIFY
+// for other nodes; after the commit, the in-process change feed (which never fails the request:
+// the change is committed by then).
 import { enqueueWebhook } from '../events/webhook-outbox.ts';
 import { notifyOtherNodes, type ZoneChange } from '../events/change-feed.ts';
 import type { Db } from '../store/database.ts';
 import { lockZone, updateZone, type ZoneRow } from '../store/zones.ts';
 import type { DnsContext } from './context.ts';
+import { journalChange, servedBefore } from './journal/journal-change.ts';
 import { nextSerial } from './soa.ts';
 import { parseJson } from './views.ts';
 
@@ -24,23 +26,35 @@ export interface ChangeOutcome<T> {
   rrsetChanges?: RrsetChanges;
   /** The work changed nothing after all: no serial bump, no event. */
   unchanged?: boolean;
-  /** Owner names whose RRsets changed; absent when zone-wide values changed. */
+  /**
+   * Owner names whose RRsets changed; absent when only zone fields changed (no RRset may change
+   * then). Each must be among the names the change declared up front, or the journal is cleared.
+   */
   changedNames?: string[];
+}
+
+export interface ChangeOptions {
+  /** The owner names whose RRsets the work may change: read before it, for the zone journal. */
+  names?: readonly string[];
 }
 
 export async function commitZoneChange<T>(
   ctx: DnsContext,
   zoneId: number,
   work: (tx: Db, zone: ZoneRow) => Promise<ChangeOutcome<T>>,
+  options: ChangeOptions = {},
 ): Promise<{ result: T; serial: number | undefined }> {
-  const { store } = ctx;
+  const { store, config } = ctx;
   const committed = await store.db.transaction().execute(async (tx) => {
     const zone = await lockZone(tx, store.engine, zoneId);
+    const bounds = { versions: config.dnsJournalVersions, bytes: config.dnsJournalBytes };
+    const before = options.names === undefined ? undefined : await servedBefore(tx, zoneId, options.names, bounds);
     const outcome = await work(tx, zone);
     if (outcome.unchanged === true) return { result: outcome.result, change: undefined, webhookQueued: false };
     const serial = nextSerial(zone.serial, outcome.requestedSerial);
     const now = new Date().toISOString();
     const version = await updateZone(tx, zoneId, { ...outcome.zoneFields, serial, updated_at: now });
+    await journalChange(tx, { zone, after: { ...zone, ...outcome.zoneFields, serial }, version, before, changedNames: outcome.changedNames, bounds });
 
     const meta = parseJson<Record<string, unknown>>(outcome.zoneFields?.meta ?? zone.meta);
     const changes = outcome.rrsetChanges;

@@ -7,7 +7,7 @@ import type { Store } from '../store/database.ts';
 
 export interface DnsContext {
   store: Store;
-  config: Pick<Config, 'compat' | 'nameservers' | 'zoneAllowReserved' | 'webhookAllowPrivate'>;
+  config: Pick<Config, 'compat' | 'nameservers' | 'zoneAllowReserved' | 'webhookAllowPrivate' | 'dnsJournalVersions' | 'dnsJournalBytes'>;
   sealer: Sealer;
   changes: ChangeFeed;
   /** Asks the webhook worker to look at the outbox now. */

@@ -73,7 +73,7 @@ export async function writeRrset(
     const { rrset, created } = await upsertRrset(tx, t.zone.id, stored(valid, t), new Date().toISOString(), existing);
     const view = rrsetView(rrset, ctx.config.compat);
     return { result: rrset, changedNames: [t.name], rrsetChanges: { created: created ? [view] : [], updated: created ? [] : [view], deleted: [] } };
-  });
+  }, { names: [t.name] });
   return rrsetView(result, ctx.config.compat, valid.warnings);
 }
 
@@ -90,7 +90,7 @@ export async function deleteRrset(ctx: DnsContext, caller: Principal, zonePath: 
     const [rrset] = await withRecords(tx, [row]);
     await deleteRrsetRow(tx, row.id);
     return { result: undefined, changedNames: [t.name], rrsetChanges: { created: [], updated: [], deleted: rrset ? [rrsetView(rrset, ctx.config.compat)] : [] } };
-  });
+  }, { names: [t.name] });
 }
 
 export interface RrsetListQuery {

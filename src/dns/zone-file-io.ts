@@ -129,7 +129,7 @@ export async function importZone(ctx: DnsContext, caller: Principal, zonePath: s
       views.push(rrsetView(rrset, ctx.config.compat));
     }
     return { result: created, unchanged: created.length === 0, changedNames: [...new Set(created.map((c) => c.name))], rrsetChanges: { created: views, updated: [], deleted: [] } };
-  });
+  }, { names: [...new Set(candidates.map((c) => c.name))] });
   skipped.sort((a, b) => a.line - b.line);
   return { created: result, skipped, skippedRecords };
 }

@@ -26,6 +26,15 @@ export function rrsetsAtName(db: Db, zoneId: number, name: string): Promise<Rrse
   return db.selectFrom('rrsets').selectAll().where('zone_id', '=', zoneId).where('name', '=', name).execute();
 }
 
+/** Every RRset at any of `names` in a zone, with records; IN lists bounded like withRecords'. */
+export async function rrsetsAtNames(db: Db, zoneId: number, names: readonly string[]): Promise<RrsetWithRecords[]> {
+  const rows: RrsetRow[] = [];
+  for (let i = 0; i < names.length; i += 5000) {
+    rows.push(...(await db.selectFrom('rrsets').selectAll().where('zone_id', '=', zoneId).where('name', 'in', names.slice(i, i + 5000)).execute()));
+  }
+  return withRecords(db, rows);
+}
+
 export async function withRecords(db: Db, rrsets: RrsetRow[]): Promise<RrsetWithRecords[]> {
   if (rrsets.length === 0) return [];
   const records: RecordRow[] = [];

@@ -188,6 +188,21 @@ export interface ZoneVersionTable {
   version: number;
 }
 
+export interface ZoneJournalTable {
+  id: Generated<number>;
+  zone_id: number;
+  /** The store's zone version of the change: a zone's entries in this order follow its serials. */
+  version: number;
+  serial_from: number;
+  serial_to: number;
+  /** JSON: the records removed, the old SOA first (src/dns/journal/journal-records.ts). */
+  removed: string;
+  /** JSON: the records added, the new SOA first. */
+  added: string;
+  /** Octets of `removed` and `added`: what the per-zone bound counts. */
+  size: number;
+}
+
 export interface ZoneCatalogTable {
   /** Always 1: one row. */
   id: number;
@@ -299,6 +314,7 @@ export interface Tables {
   resource_access_lists: ResourceAccessListsTable;
   zone_catalog: ZoneCatalogTable;
   zone_version: ZoneVersionTable;
+  zone_journal: ZoneJournalTable;
   acme_accounts: AcmeAccountsTable;
   acme_challenges: AcmeChallengesTable;
   acme_attempts: AcmeAttemptsTable;

@@ -95,7 +95,7 @@ for (const engine of engines()) {
         published.push(change);
         return Promise.resolve();
       });
-      ctx = { store, config: { compat: 'seed', nameservers: ['ns1.example.net'], zoneAllowReserved: [], webhookAllowPrivate: false }, sealer: sealer(secret), changes, wakeWebhooks: () => undefined };
+      ctx = { store, config: { compat: 'seed', nameservers: ['ns1.example.net'], zoneAllowReserved: [], webhookAllowPrivate: false, dnsJournalVersions: 100, dnsJournalBytes: 1024 * 1024 }, sealer: sealer(secret), changes, wakeWebhooks: () => undefined };
     });
     after(async () => {
       await store.close();

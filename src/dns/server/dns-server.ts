@@ -19,8 +19,8 @@ import { ZoneSync } from './zone-sync.ts';
 import { listenTcp, type TcpEvents, type TcpHandler, type TcpListener } from './tcp.ts';
 import type { TcpLimits } from './tcp-limits.ts';
 import { ResponseRateLimit, truncated } from './rate-limit.ts';
-import { notAuthorized, transferAllowed, transferMessages, transferQuery } from './transfer.ts';
-import { appendTsig, errorRecord, parseTsigKey, signReplies, verifyRequest } from './tsig.ts';
+import { TransferHandler } from './transfer-handler.ts';
+import { parseTsigKey } from './tsig.ts';
 import { parseNetwork } from '../../net/networks.ts';
 import type { Handler, UdpListener } from './listener.ts';
 import { listenUdp } from './udp.ts';
@@ -139,7 +139,26 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     stats.count(responder.zone, metrics.answered(transport, reply, started));
     return reply;
   };
-  const answerUdp = serve('udp');
+  const transfers = new TransferHandler({
+    db: options.store.db,
+    zones,
+    allow: options.settings.transferAllow.map(parseNetwork),
+    keys: options.settings.tsigKeys.map(parseTsigKey),
+    logger: options.logger,
+  });
+  const answerQuery = serve('udp');
+  // An IXFR over UDP from a secondary gets the current SOA (transfer-handler.ts); without secondaries
+  // allowed, UDP queries take no detour through it.
+  const answerUdp: Handler =
+    options.settings.transferAllow.length === 0
+      ? answerQuery
+      : (message, source) => {
+          const soa = transfers.udp(message, source);
+          if (soa === undefined) return answerQuery(message, source);
+          // `respond` did not see this query: no cookie of an earlier one may exempt it from the rate limit.
+          responder.verified = false;
+          return soa;
+        };
   const { perSecond, slip } = options.settings.rrl;
   const limit = perSecond > 0 ? new ResponseRateLimit(perSecond, slip) : undefined;
   // Without a limit (the default) UDP queries take no detour through it.
@@ -155,30 +174,9 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
           metrics.rateLimited(verdict);
           return verdict === 'slipped' ? truncated(reply, rateLimitedOpt(message)) : undefined;
         };
-  const transfers = options.settings.transferAllow.map(parseNetwork);
-  const keys = options.settings.tsigKeys.map(parseTsigKey);
   const answerTcp = serve('tcp');
   // A zone transfer is several messages; everything else over TCP is one.
-  const tcpHandler: TcpHandler = (message, source) => {
-    const query = transferQuery(message);
-    const zone = query === undefined ? undefined : zones.get(query.name);
-    if (query === undefined || zone === undefined || !transferAllowed(source, transfers)) return answerTcp(message, source);
-    // The catalog's member list exists only in its transfers.
-    const messages = () => transferMessages(zone, query, zones.transferExtras(zone));
-    const log = { zone: zone.name, peer: source, serial: zone.head.serial };
-    if (keys.length === 0) {
-      options.logger.info(log, 'zone transfer');
-      return messages();
-    }
-    const verified = verifyRequest(message, keys);
-    if (verified.ok) {
-      options.logger.info({ ...log, key: verified.request.key.name }, 'zone transfer');
-      return signReplies(messages(), verified.request);
-    }
-    options.logger.warn({ ...log, tsig_error: verified.error ?? 'unsigned' }, 'zone transfer refused: TSIG');
-    if (verified.error === undefined) return answerTcp(message, source);
-    return appendTsig(notAuthorized(query), errorRecord(verified.keyName, keys[0]?.algorithm ?? 'hmac-sha256', query.id, verified.error));
-  };
+  const tcpHandler: TcpHandler = (message, source) => transfers.tcp(message, source) ?? answerTcp(message, source);
 
   let sockets: { udp: UdpListener; tcp: TcpListener; port: number };
   try {

@@ -42,7 +42,7 @@ function perRecord(values: string[]): PerRecord {
 }
 
 /** One RRset as served: enabled records only, RDATA pre-encoded; undefined when nothing is served. */
-function servedRrset(rrset: RrsetWithRecords): ServedRrset | undefined {
+export function servedRrset(rrset: RrsetWithRecords): ServedRrset | undefined {
   const type = recordType(rrset.type);
   const records = rrset.records.filter((r) => r.enabled === 1);
   if (type === undefined || records.length === 0) return undefined;

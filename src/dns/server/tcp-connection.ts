@@ -3,16 +3,21 @@
 // hold more than a little for it:
 // - replies are written with backpressure: while the connection has `maxPipelined` replies the kernel
 //   has not yet taken, or `maxQueuedBytes` of them, its queries are not answered and its socket is
-//   not read (so the client's own sends stall); a zone transfer's messages are written one by one
-//   under the same rule;
+//   not read (so the client's own sends stall); a zone transfer's messages are made and written one
+//   by one under the same rule, the next only once the kernel has room for it;
+// - a reply that must first be read from the store (an incremental transfer's journal) holds the
+//   connection's later queries until it is ready, so replies keep the order of their queries;
 // - the idle timer (RFC 7766 §6.2.3) is reset only by a query answered or a reply handed to the
 //   kernel, never by a stray byte or a frame that is no query: a client dripping a byte at a time, or
 //   not reading its replies, is closed when it runs out.
 import type net from 'node:net';
 import type { TcpSettings } from './tcp-limits.ts';
 
-/** One query's reply: a zone transfer is several messages, most queries one, some none. */
-export type TcpReply = Buffer | readonly Buffer[] | undefined;
+/** What one query gets: a message or none, or a transfer's messages, made as they are taken. */
+export type TcpMessages = Buffer | Iterable<Buffer> | undefined;
+
+/** One query's reply, or a promise of it when it must be read from the store first. */
+export type TcpReply = TcpMessages | Promise<TcpMessages>;
 
 /** Why the server closed a connection: nothing came, or its client did not read what it was sent. */
 export type TimeoutReason = 'idle' | 'unread';
@@ -22,22 +27,30 @@ export type TimeoutReason = 'idle' | 'unread';
  * message. The kernel's own send buffer comes before it; it is bounded by the system (tcp_wmem).
  */
 const maxQueuedBytes = 16_384;
-const noMessages: readonly Buffer[] = [];
 const noBytes: Buffer = Buffer.alloc(0);
 
-export function serveConnection(socket: net.Socket, answer: (message: Buffer) => TcpReply, limits: Pick<TcpSettings, 'idleTimeoutMs' | 'maxPipelined'>, onTimeout: (reason: TimeoutReason) => void): void {
+export interface ConnectionEvents {
+  timedOut(reason: TimeoutReason): void;
+  /** A transfer failed part-way (its messages could not be made): the connection is closed. */
+  failed(error: unknown): void;
+}
+
+export function serveConnection(socket: net.Socket, answer: (message: Buffer) => TcpReply, limits: Pick<TcpSettings, 'idleTimeoutMs' | 'maxPipelined'>, events: ConnectionEvents): void {
   /** Read and not yet answered. */
   let input = noBytes;
-  /** The messages of a transfer still to write, from `next`. */
-  let messages = noMessages;
-  let next = 0;
+  /** The messages of a transfer still to write. */
+  let messages: Iterator<Buffer> | undefined;
+  /** A reply being read from the store: nothing else is answered meanwhile. */
+  let waiting = false;
   /** Written to the socket, not yet taken by the kernel. */
   let unsent = 0;
   let paused = false;
   /** The client sent FIN: once everything is answered and written, so does the server. */
   let ended = false;
+  /** A reply failed half-way: what was written goes out, then the server's FIN; nothing more is read. */
+  let failed = false;
   const timer = setTimeout(() => {
-    onTimeout(unsent > 0 || next < messages.length ? 'unread' : 'idle');
+    events.timedOut(unsent > 0 || messages !== undefined ? 'unread' : 'idle');
     socket.destroy();
   }, limits.idleTimeoutMs);
 
@@ -54,16 +67,42 @@ export function serveConnection(socket: net.Socket, answer: (message: Buffer) =>
     unsent++;
     socket.write(framed, written);
   };
-  /** Writes and answers until the limits stop it (true) or nothing is left to do (false). */
-  const fill = (): boolean => {
-    while (!socket.destroyed) {
-      if (unsent >= limits.maxPipelined || socket.writableLength >= maxQueuedBytes) return true;
-      if (next < messages.length) {
-        send(messages[next++] ?? noBytes);
+  const take = (reply: TcpMessages) => {
+    if (reply === undefined) return;
+    timer.refresh();
+    if (Buffer.isBuffer(reply)) send(reply);
+    else messages = reply[Symbol.iterator]();
+  };
+  /** A reply that cannot be finished: the client sees the connection end where it stopped. */
+  const fail = (e: unknown) => {
+    messages = undefined;
+    failed = true;
+    events.failed(e);
+    socket.pause();
+    socket.end();
+  };
+  /** The transfer's next message, if any. */
+  const nextMessage = (): Buffer | undefined => {
+    try {
+      const result = messages?.next();
+      if (result?.done !== false) messages = undefined;
+      return result?.done === false ? result.value : undefined;
+    } catch (e) {
+      fail(e);
+      return undefined;
+    }
+  };
+  /** Writes and answers until the limits stop it, nothing is left to do, or a reply failed. */
+  const fill = (): 'blocked' | 'done' | 'failed' => {
+    for (;;) {
+      if (failed) return 'failed';
+      if (socket.destroyed) return 'done';
+      if (waiting || unsent >= limits.maxPipelined || socket.writableLength >= maxQueuedBytes) return 'blocked';
+      if (messages !== undefined) {
+        const message = nextMessage();
+        if (message !== undefined) send(message);
         continue;
       }
-      messages = noMessages;
-      next = 0;
       if (input.length < 2) break;
       const size = input.readUInt16BE(0);
       if (input.length < 2 + size) break;
@@ -71,20 +110,27 @@ export function serveConnection(socket: net.Socket, answer: (message: Buffer) =>
       input = input.length === 2 + size ? noBytes : input.subarray(2 + size);
       const reply = answer(message);
       // What gets no reply (shorter than a header, say) does not count as activity.
-      if (reply === undefined) continue;
-      timer.refresh();
-      if (Buffer.isBuffer(reply)) send(reply);
-      else messages = reply;
+      if (!(reply instanceof Promise)) {
+        take(reply);
+        continue;
+      }
+      waiting = true;
+      void reply.then(take, fail).finally(() => {
+        waiting = false;
+        work();
+      });
+      return 'blocked';
     }
-    return false;
+    return 'done';
   };
   /** Answers what the limits let through, in one system call; reads on only while they allow. */
   const work = () => {
-    if (socket.destroyed) return;
+    if (socket.destroyed || failed) return;
     socket.cork();
-    const blocked = fill();
+    const state = fill();
     socket.uncork();
-    if (blocked) {
+    if (state === 'failed') return;
+    if (state === 'blocked') {
       if (!paused) socket.pause();
       paused = true;
     } else if (ended) {
@@ -96,6 +142,7 @@ export function serveConnection(socket: net.Socket, answer: (message: Buffer) =>
   };
 
   socket.on('data', (chunk: Buffer) => {
+    if (failed) return;
     input = input.length === 0 ? chunk : Buffer.concat([input, chunk]);
     work();
   });

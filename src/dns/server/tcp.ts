@@ -34,7 +34,7 @@ export function listenTcp(address: ListenAddress, handler: TcpHandler, onError: 
   const sockets = new Set<net.Socket>();
   const admission = new ConnectionAdmission(options.limits);
   const { events } = options;
-  const onTimeout = (reason: TimeoutReason) => events.timedOut(reason);
+  const connectionEvents = { timedOut: (reason: TimeoutReason) => events.timedOut(reason), failed: onError };
   const server = net.createServer({ allowHalfOpen: true }, (socket) => {
     const source = socket.remoteAddress;
     socket.on('error', () => socket.destroy());
@@ -55,7 +55,7 @@ export function listenTcp(address: ListenAddress, handler: TcpHandler, onError: 
       admission.release(place);
       events.open(-1);
     });
-    serveConnection(socket, (message) => answer(handler, message, source, onError), options.limits, onTimeout);
+    serveConnection(socket, (message) => answer(handler, message, source, onError), options.limits, connectionEvents);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

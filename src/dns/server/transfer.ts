@@ -1,18 +1,16 @@
-// Outgoing zone transfers over TCP: AXFR (RFC 5936), and IXFR answered the way RFC 1995 §4 allows
-// when no history is kept, with the whole zone between two SOAs. Only addresses in
-// EDGEPLANE_DNS_TRANSFER_ALLOW may transfer. A secondary gets the zone as stored: every enabled record
-// of an RRset with pickers (it cannot pick per query), and no DNSSEC records (this server signs
-// online; a secondary that serves the zone signed signs it itself).
+// Outgoing zone transfers over TCP: AXFR (RFC 5936), and IXFR's full answer (RFC 1995 §4) when the
+// zone journal does not reach back to the client's serial (ixfr.ts). Only addresses in
+// EDGEPLANE_DNS_TRANSFER_ALLOW may transfer. A secondary gets the zone as stored
+// (transfer-records.ts). Messages are made one at a time as the connection asks for the next
+// (tcp-connection.ts), never the whole zone at once.
 import ipaddr from 'ipaddr.js';
 import { inAnyNetwork, type Network } from '../../net/networks.ts';
 import { type as rrType } from './lookup.ts';
 import { parseQuery, type Query } from './query.ts';
 import { rcode, ResponseWriter, type WireRecord } from './response.ts';
-import { recordCount, recordValue, type ServedRrset } from './served-rrset.ts';
-import { rrsetsOf, type ZoneView } from './zone-view.ts';
+import { rrsetRecords, signingTypes } from './transfer-records.ts';
+import { rrsetOf, rrsetsOf, type ZoneNode, type ZoneView } from './zone-view.ts';
 
-/** The online signer's records: not part of the zone as stored. */
-const signingTypes = new Set([46, 47, 48, 59, 60]);
 export const transferTypes = new Set([251, 252]);
 /** Message size for a transfer: a few thousand records each. */
 const messageCapacity = 16 * 1024;
@@ -28,65 +26,90 @@ export function transferQuery(message: Buffer): Query | undefined {
   }
 }
 
+/**
+ * The question's type read without parsing the message (undefined when it cannot be): UDP asks it
+ * of every query, so only an IXFR pays for a full parse there.
+ */
+export function questionType(message: Buffer): number | undefined {
+  if (message.length < 12 || message.readUInt16BE(4) !== 1) return undefined;
+  let at = 12;
+  // A question's name is never compressed: labels up to the root.
+  while (at < message.length && (message[at] ?? 0) !== 0) at += 1 + (message[at] ?? 0);
+  return at + 3 <= message.length ? message.readUInt16BE(at + 1) : undefined;
+}
+
 /** Whether a peer at `source` may transfer zones. */
 export function transferAllowed(source: string, networks: readonly Network[]): boolean {
   return ipaddr.isValid(source) && inAnyNetwork(ipaddr.process(source), networks);
 }
 
-function* records(name: string, rrset: ServedRrset): Generator<WireRecord> {
-  for (let i = 0; i < recordCount(rrset); i++) {
-    yield { name, type: rrset.type, ttl: rrset.ttl, rdata: recordValue(rrset.rdata, i), rdataName: rrset.names === undefined ? undefined : recordValue(rrset.names, i) || undefined };
-  }
+/** The zone's SOA record as transfers write it (the apex always holds one). */
+export function soaRecord(zone: ZoneView): WireRecord {
+  const soa = rrsetOf(zone.node(zone.name), rrType.soa);
+  if (soa === undefined) throw new Error(`zone ${zone.name} has no SOA`);
+  return rrsetRecords(zone.name, soa).next().value as WireRecord;
 }
 
-/** The zone's records in transfer order: its SOA, everything else (`extra` too), its SOA again. */
-function* zoneRecords(zone: ZoneView, extra: readonly WireRecord[]): Generator<WireRecord> {
-  const soa = rrsetsOf(zone.node(zone.name) ?? []).find((r) => r.type === rrType.soa);
-  if (soa === undefined) return;
-  yield* records(zone.name, soa);
+/**
+ * The zone's records in transfer order: its SOA, everything else (`extra` too), its SOA again. The
+ * view changes in place as changes are applied, so its nodes (never changed themselves, only
+ * replaced) are taken first: the transfer is of the zone as it was when asked for, at a few
+ * octets a name rather than its whole wire form.
+ */
+function zoneRecords(zone: ZoneView, extra: readonly WireRecord[]): Generator<WireRecord> {
+  const soa = soaRecord(zone);
+  const names: string[] = [];
+  const nodes: ZoneNode[] = [];
   for (const [name, node] of zone.entries()) {
-    for (const rrset of rrsetsOf(node)) {
-      if (rrset.type === rrType.soa || signingTypes.has(rrset.type)) continue;
-      yield* records(name, rrset);
-    }
+    names.push(name);
+    nodes.push(node);
   }
-  yield* extra;
-  yield* records(zone.name, soa);
+  return (function* () {
+    yield soa;
+    for (let i = 0; i < names.length; i++) {
+      for (const rrset of rrsetsOf(nodes[i] ?? [])) {
+        if (rrset.type === rrType.soa || signingTypes.has(rrset.type)) continue;
+        yield* rrsetRecords(names[i] ?? '', rrset);
+      }
+    }
+    yield* extra;
+    yield soa;
+  })();
 }
 
-/** NOTAUTH: a transfer request whose TSIG does not check out (RFC 8945 §5.2). */
-export function notAuthorized(query: Query): Buffer {
+/** An answer with no records: NOTAUTH for a bad TSIG (RFC 8945 §5.2), FORMERR for a malformed IXFR. */
+export function errorReply(query: Query, code: number): Buffer {
   const writer = new ResponseWriter(512);
   writer.question(query.questionBytes, query.name);
-  return Buffer.from(writer.finish({ id: query.id, queryFlags: query.flags, authoritative: false, truncated: false, rcode: rcode.notAuth, counts: [1, 0, 0, 0] }));
+  return Buffer.from(writer.finish({ id: query.id, queryFlags: query.flags, authoritative: false, truncated: false, rcode: code, counts: [1, 0, 0, 0] }));
 }
 
-/** The messages of a transfer of `zone`: the question in the first, records packed in each. */
-export function transferMessages(zone: ZoneView, query: Query, extra: readonly WireRecord[] = []): Buffer[] {
-  const messages: Buffer[] = [];
-  let writer = new ResponseWriter(messageCapacity);
+/** `records` packed in messages as large as a transfer's, the question in the first. */
+export function* packed(query: Query, records: Iterable<WireRecord>, capacity = messageCapacity): Generator<Buffer> {
+  let writer = new ResponseWriter(capacity);
+  writer.question(query.questionBytes, query.name);
   let count = 0;
-  const start = (first: boolean) => {
-    writer = new ResponseWriter(messageCapacity);
-    if (first) writer.question(query.questionBytes, query.name);
-    count = 0;
-  };
-  const finish = (first: boolean) => {
+  let first = true;
+  const finish = () => {
     const counts: [number, number, number, number] = [first ? 1 : 0, count, 0, 0];
-    messages.push(Buffer.from(writer.finish({ id: query.id, queryFlags: query.flags, authoritative: true, truncated: false, rcode: rcode.noError, counts })));
+    first = false;
+    return Buffer.from(writer.finish({ id: query.id, queryFlags: query.flags, authoritative: true, truncated: false, rcode: rcode.noError, counts }));
   };
-  start(true);
-  for (const record of zoneRecords(zone, extra)) {
+  for (const record of records) {
     if (writer.record(record)) {
       count++;
       continue;
     }
-    finish(messages.length === 0);
-    start(false);
+    yield finish();
+    writer = new ResponseWriter(capacity);
     // A record alone always fits: RDATA is at most 65,535 octets only in theory; ours are far smaller.
     if (!writer.record(record)) throw new Error(`a ${String(record.type)} record of ${record.name} does not fit a transfer message`);
     count = 1;
   }
-  finish(messages.length === 0);
-  return messages;
+  yield finish();
+}
+
+/** The messages of a full transfer of `zone`, made as they are asked for. */
+export function transferMessages(zone: ZoneView, query: Query, extra: readonly WireRecord[] = []): Generator<Buffer> {
+  return packed(query, zoneRecords(zone, extra));
 }

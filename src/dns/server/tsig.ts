@@ -159,20 +159,22 @@ export function appendTsig(message: Buffer, record: Buffer): Buffer {
 }
 
 /**
- * Signs the messages of one reply in order: the first over the request's MAC, each next over the
- * MAC before it with only the timers as variables (RFC 8945 §5.3.1).
+ * Signs the messages of one reply in order, each as it is asked for: the first over the request's
+ * MAC, each next over the MAC before it with only the timers as variables (RFC 8945 §5.3.1).
  */
-export function signReplies(messages: readonly Buffer[], request: SignedRequest, now = Date.now()): Buffer[] {
+export function* signReplies(messages: Iterable<Buffer>, request: SignedRequest, now = Date.now()): Generator<Buffer> {
   const timeSigned = Math.floor(now / 1000);
   let prior = request.mac;
-  return messages.map((message, index) => {
+  let index = 0;
+  for (const message of messages) {
     const timers = Buffer.alloc(8);
     timers.writeUIntBE(timeSigned, 0, 6);
     timers.writeUInt16BE(fudgeSeconds, 6);
     const mac = hmac(request.key, [macLength(prior), prior, message, index === 0 ? variables(request.key, timeSigned, fudgeSeconds, 0, Buffer.alloc(0)) : timers]);
     prior = mac;
-    return appendTsig(message, tsigRecord(request.key, message.readUInt16BE(0), timeSigned, mac, 0));
-  });
+    index++;
+    yield appendTsig(message, tsigRecord(request.key, message.readUInt16BE(0), timeSigned, mac, 0));
+  }
 }
 
 /** A request signed with `key` (NOTIFY): the MAC over the message and the variables. */

@@ -15,6 +15,7 @@ import * as acme from './0009_acme.ts';
 import * as queryCounts from './0010_query_counts.ts';
 import * as proxyRequestCounts from './0011_proxy_request_counts.ts';
 import * as failoverLog from './0012_failover_log.ts';
+import * as zoneJournal from './0013_zone_journal.ts';
 import * as networkMappings from './0014_network_mappings.ts';
 
 type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
@@ -32,6 +33,7 @@ const steps: Record<string, Step> = {
   '0010_query_counts': queryCounts.up,
   '0011_proxy_request_counts': proxyRequestCounts.up,
   '0012_failover_log': failoverLog.up,
+  '0013_zone_journal': zoneJournal.up,
   '0014_network_mappings': networkMappings.up,
 };
 

@@ -1,0 +1,63 @@
+// Journaling one committed change (commit.ts): the served records at the names a change may touch
+// are read before it and again after it, and the difference is appended to the zone journal with
+// the SOA it leaves and the SOA it reaches, in the change's own transaction. A change of zone
+// fields alone (SOA values, enabling, DNSSEC: transfers carry no signer records) journals the SOA
+// only. A change of names not read before cannot be told: the zone's journal is cleared, and
+// secondaries behind it get full transfers (RFC 1995 §4 allows that answer).
+import type { Db } from '../../store/database.ts';
+import { rrsetsAtNames } from '../../store/rrsets.ts';
+import { appendJournal, clearJournal, type JournalBounds } from '../../store/zone-journal.ts';
+import type { ZoneRow } from '../../store/zones.ts';
+import type { WireRecord } from '../server/response.ts';
+import { soaRdata } from '../server/soa-rdata.ts';
+import { difference, encodeRecords, transferRecordsOf } from './journal-records.ts';
+
+const soaType = 6;
+
+/** What a transfer held at some names before a change. */
+export interface ServedBefore {
+  names: ReadonlySet<string>;
+  records: WireRecord[];
+}
+
+/** Read before a change of `names`; undefined when no journal is kept (nothing to read it for). */
+export async function servedBefore(db: Db, zoneId: number, names: readonly string[], bounds: JournalBounds): Promise<ServedBefore | undefined> {
+  if (bounds.versions < 1) return undefined;
+  return { names: new Set(names), records: transferRecordsOf(await rrsetsAtNames(db, zoneId, names)) };
+}
+
+type SoaFields = Pick<ZoneRow, 'name' | 'primary_server' | 'contact' | 'serial' | 'refresh' | 'retry' | 'expiry' | 'nx_ttl'>;
+
+/** The SOA as transfers write it: the zone's negative TTL (zone-view.ts) and its fields. */
+const soaRecord = (zone: SoaFields): WireRecord => ({ name: zone.name, type: soaType, ttl: zone.nx_ttl, rdata: soaRdata(zone) });
+
+export interface JournaledChange {
+  /** The zone row as the change found it, and its SOA fields after it. */
+  zone: ZoneRow;
+  after: SoaFields;
+  version: number;
+  /** Read before the change; undefined when the change declared no names. */
+  before: ServedBefore | undefined;
+  /** The names the change reports; undefined for a change of zone fields alone. */
+  changedNames: readonly string[] | undefined;
+  bounds: JournalBounds;
+}
+
+export async function journalChange(db: Db, change: JournaledChange): Promise<void> {
+  const { zone, before, changedNames } = change;
+  let diff: { removed: WireRecord[]; added: WireRecord[] } = { removed: [], added: [] };
+  if (changedNames !== undefined && changedNames.length > 0) {
+    if (before === undefined || changedNames.some((name) => !before.names.has(name))) {
+      await clearJournal(db, zone.id);
+      return;
+    }
+    diff = difference(before.records, transferRecordsOf(await rrsetsAtNames(db, zone.id, [...before.names])));
+  }
+  const removed = encodeRecords([soaRecord(zone), ...diff.removed]);
+  const added = encodeRecords([soaRecord(change.after), ...diff.added]);
+  await appendJournal(
+    db,
+    { zone_id: zone.id, version: change.version, serial_from: zone.serial, serial_to: change.after.serial, removed, added, size: removed.length + added.length },
+    change.bounds,
+  );
+}

@@ -1,0 +1,61 @@
+// The zone journal repository (0013_zone_journal.ts): entries appended in the transaction of each
+// change, pruned right there to the per-zone bounds, and the entries an incremental transfer needs.
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from './database.ts';
+import type { ZoneJournalTable } from './schema.ts';
+
+export type JournalEntry = Selectable<ZoneJournalTable>;
+
+/** How much history a zone keeps: at most `versions` entries and `bytes` octets of records (EDGEPLANE_DNS_JOURNAL_*). */
+export interface JournalBounds {
+  versions: number;
+  bytes: number;
+}
+
+/** Forgets a zone's history: transfers from before now are full ones. */
+export async function clearJournal(db: Db, zoneId: number): Promise<void> {
+  await db.deleteFrom('zone_journal').where('zone_id', '=', zoneId).execute();
+}
+
+/**
+ * Appends an entry and drops the oldest beyond the bounds. An entry larger than the byte bound on
+ * its own is not kept, and neither is anything older (no chain could cross it).
+ */
+export async function appendJournal(db: Db, entry: Insertable<ZoneJournalTable>, bounds: JournalBounds): Promise<void> {
+  if (entry.size > bounds.bytes || bounds.versions < 1) {
+    await clearJournal(db, entry.zone_id);
+    return;
+  }
+  await db.insertInto('zone_journal').values(entry).execute();
+  const rows = await db.selectFrom('zone_journal').select(['version', 'size']).where('zone_id', '=', entry.zone_id).orderBy('version', 'desc').execute();
+  let bytes = 0;
+  const cut = rows.findIndex((row, index) => {
+    bytes += row.size;
+    return index >= bounds.versions || bytes > bounds.bytes;
+  });
+  const oldestDropped = rows[cut];
+  if (oldestDropped !== undefined) await db.deleteFrom('zone_journal').where('zone_id', '=', entry.zone_id).where('version', '<=', oldestDropped.version).execute();
+}
+
+/**
+ * The entries leading from serial `from` to serial `to`, the last of them at zone version `upTo` or
+ * before, oldest first; undefined when the journal does not reach back to `from` unbroken.
+ */
+export async function journalChain(db: Db, zoneId: number, from: number, to: number, upTo: number): Promise<JournalEntry[] | undefined> {
+  const heads = await db
+    .selectFrom('zone_journal')
+    .select(['id', 'serial_from', 'serial_to'])
+    .where('zone_id', '=', zoneId)
+    .where('version', '<=', upTo)
+    .orderBy('version')
+    .execute();
+  // Serials may come back after a wrap (RFC 1982): the latest entry leaving `from` starts the chain.
+  const start = heads.findLastIndex((h) => h.serial_from === from);
+  if (start < 0) return undefined;
+  const chain = heads.slice(start);
+  const unbroken = chain.every((h, i) => i === 0 || h.serial_from === chain[i - 1]?.serial_to);
+  if (!unbroken || chain.at(-1)?.serial_to !== to) return undefined;
+  const ids = chain.map((h) => h.id);
+  const entries = await db.selectFrom('zone_journal').selectAll().where('id', 'in', ids).orderBy('version').execute();
+  return entries.length === ids.length ? entries : undefined;
+}
