@@ -24,6 +24,17 @@ export interface Credentials {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** A body sent as it is, under its own media type. */
+class RawBody {
+  readonly text: string;
+  readonly type: string;
+
+  constructor(text: string, type: string) {
+    this.text = text;
+    this.type = type;
+  }
+}
+
 export class Api {
   private readonly credentials: Credentials;
 
@@ -51,6 +62,12 @@ export class Api {
     return this.request<T>('DELETE', path);
   }
 
+  /** POSTs `text` as it is (a YAML file), not as JSON. */
+  postText<T>(path: string, text: string, type = 'text/plain'): Promise<T> {
+    return this.request<T>('POST', path, new RawBody(text, type));
+  }
+
+  /** `body` is sent as JSON, or as it is when given as RawBody. */
   async request<T>(method: Method, path: string, body?: unknown): Promise<T> {
     let response = await this.send(method, path, body);
     if (response.status === 401 && (await this.credentials.renew())) response = await this.send(method, path, body);
@@ -61,6 +78,10 @@ export class Api {
     const headers: Record<string, string> = {};
     const token = this.credentials.access();
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    if (body instanceof RawBody) {
+      headers['content-type'] = body.type;
+      return fetch(path, { method, headers, body: body.text });
+    }
     if (body !== undefined) headers['content-type'] = 'application/json';
     return fetch(path, { method, headers, body: body === undefined ? null : JSON.stringify(body) });
   }

@@ -8,6 +8,8 @@ import { noticeRegion } from './components/notice.ts';
 const sections: [path: string, label: string][] = [
   ['/dashboard', 'Dashboard'],
   ['/zones', 'DNS zones'],
+  ['/network-mappings', 'Network mappings'],
+  ['/lookup', 'DNS lookup'],
   ['/resources', 'Protected resources'],
   ['/account', 'Account'],
 ];

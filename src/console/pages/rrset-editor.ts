@@ -1,6 +1,7 @@
 // One RRset: create one (#/zones/:zone/rrsets/new) or change one (#/zones/:zone/rrsets/:name/:type):
 // its TTL, its records with the type's fields, enabled or not, and their meta, the picker chain and
-// the health check. Read-only users see the same form, disabled, without the buttons that write.
+// the health check, and the check's failover log. Read-only users see the same form, disabled,
+// without the buttons that write.
 import '../styles/rrsets.css';
 import { ApiError, segment } from '../api.ts';
 import { h } from '../dom.ts';
@@ -11,6 +12,7 @@ import { notify } from '../components/notice.ts';
 import { href, type PageContext } from '../router.ts';
 import { placeErrors } from '../rrsets/errors.ts';
 import { failoverEditor } from '../rrsets/failover-editor.ts';
+import { failoverLog } from '../rrsets/failover-log.ts';
 import { pickersOf, relativeName, rrsetPath, type Meta, type Rrset, type RrsetBody } from '../rrsets/model.ts';
 import { pickersEditor } from '../rrsets/pickers-editor.ts';
 import { recordEditor, type RecordEditor } from '../rrsets/record-editor.ts';
@@ -160,5 +162,15 @@ export async function rrsetEditorPage(ctx: PageContext): Promise<HTMLElement> {
     });
   };
 
-  return h('section', { class: 'rrset-page' }, h('p', { class: 'breadcrumb' }, h('a', { href: href(zoneRoute) }, `← ${zone}`)), h('h1', null, title), readOnly ? h('p', { class: 'muted' }, 'Your role can read this record set but not change it.') : null, form);
+  // The log of the check as saved: an RRset without one has none.
+  const checked = existing !== undefined && typeof existing.meta['failover'] === 'object' && existing.meta['failover'] !== null;
+  return h(
+    'section',
+    { class: 'rrset-page' },
+    h('p', { class: 'breadcrumb' }, h('a', { href: href(zoneRoute) }, `← ${zone}`)),
+    h('h1', null, title),
+    readOnly ? h('p', { class: 'muted' }, 'Your role can read this record set but not change it.') : null,
+    form,
+    checked ? failoverLog(ctx.api, zone, existing.name, existing.type) : null,
+  );
 }

@@ -1,12 +1,14 @@
-// One zone: its name and state with the actions on the whole zone, then four tabs — the record sets,
-// the SOA settings, DNSSEC and the zone file. The tab is part of the address (#/zones/x?tab=dnssec),
-// so a reload or a shared link opens the same one.
+// One zone: its name and state with the actions on the whole zone, then five tabs — the record sets,
+// the SOA settings, DNSSEC (with the parent's DS), the delegation and the zone file. The tab is part
+// of the address (#/zones/x?tab=dnssec), so a reload or a shared link opens the same one.
 import '../styles/zones.css';
 import { segment } from '../api.ts';
 import { h, replace, type Child } from '../dom.ts';
 import { href, type PageContext } from '../router.ts';
+import { delegationSection } from '../zones/delegation.ts';
 import { dnssecSection } from '../zones/dnssec.ts';
 import { loadZone, type Zone } from '../zones/model.ts';
+import { parentDsCard } from '../zones/parent-ds.ts';
 import { settingsSection } from '../zones/settings.ts';
 import { deleteButton, toggleButton } from '../zones/zone-actions.ts';
 import { zoneFileSection } from '../zones/zone-file.ts';
@@ -16,6 +18,7 @@ const tabs = [
   ['records', 'Records'],
   ['settings', 'Settings'],
   ['dnssec', 'DNSSEC'],
+  ['delegation', 'Delegation'],
   ['file', 'Zone file'],
 ] as const;
 
@@ -49,7 +52,8 @@ export async function zonePage(ctx: PageContext): Promise<HTMLElement> {
   let content: Child;
   if (tab === 'records') content = recordsSection(ctx, zone.name);
   else if (tab === 'settings') content = settingsSection(ctx.api, zone, { readOnly: !canWrite, onSaved: showFacts });
-  else if (tab === 'dnssec') content = await dnssecSection(ctx.api, zone, { canWrite, onChanged: () => ctx.reload() });
+  else if (tab === 'dnssec') content = [await dnssecSection(ctx.api, zone, { canWrite, onChanged: () => ctx.reload() }), parentDsCard(ctx.api, zone)];
+  else if (tab === 'delegation') content = delegationSection(ctx.api, zone);
   else content = zoneFileSection(ctx.api, zone, { canWrite, onImported: refreshFacts });
 
   return h(

@@ -5,8 +5,8 @@ import { h, uniqueId, type Child } from '../dom.ts';
 import { checkbox, field, input, select } from '../components/field.ts';
 import { codePicker, countryChoices } from '../components/code-picker.ts';
 import { formError, onSubmit } from '../components/form.ts';
-import { accessList, placeEntryErrors } from './access-list.ts';
-import { removeButton, repeater, type Row } from './repeater.ts';
+import { lineList, placeLineErrors } from '../components/line-list.ts';
+import { removeButton, repeater, type Row } from '../components/repeater.ts';
 import { tlsSection } from './tls.ts';
 import type { OriginMode, Resource } from './types.ts';
 
@@ -170,8 +170,8 @@ export function resourceEditor(options: EditorOptions): HTMLFormElement {
     readOnly,
   });
 
-  const blacklist = accessList({ label: 'Blacklist', path: 'blacklists', entries: r?.blacklists.map((b) => b.blacklist_data) ?? [], hint: 'One address or CIDR a line (203.0.113.0/24); refused with 403.' });
-  const whitelist = accessList({ label: 'Whitelist', path: 'whitelists', entries: r?.whitelists.map((w) => w.whitelist_data) ?? [], hint: 'One address or CIDR a line; these skip every other check.' });
+  const blacklist = lineList({ label: 'Blacklist', path: 'blacklists', entries: r?.blacklists.map((b) => b.blacklist_data) ?? [], hint: 'One address or CIDR a line (203.0.113.0/24); refused with 403.' });
+  const whitelist = lineList({ label: 'Whitelist', path: 'whitelists', entries: r?.whitelists.map((w) => w.whitelist_data) ?? [], hint: 'One address or CIDR a line; these skip every other check.' });
   const globalWhitelist = toggle('Operator whitelist', on(r?.service_global_whitelist, 0), 'service_global_whitelist', "The service operator's whitelist passes every check too.");
 
   const geoMode = select(geoModes, String(r?.service_geoip_mode ?? 0));
@@ -261,7 +261,7 @@ export function resourceEditor(options: EditorOptions): HTMLFormElement {
     try {
       await options.save(body());
     } catch (error) {
-      throw placeEntryErrors(error, [blacklist, whitelist]);
+      throw placeLineErrors(error, [blacklist, whitelist]);
     }
   });
   return form;
