@@ -14,6 +14,7 @@ const zone = 'readonly-console.example';
 const owner = `www.${zone}`;
 const address = '192.0.2.44';
 const host = `shop.${zone}`;
+const network = '198.51.100.0/24';
 const reader = { email: 'reader@example.com', password: 'reader has a long password' };
 
 /** Writes a Read-only user must not be offered. */
@@ -46,12 +47,16 @@ describe('web console: a Read-only user sees no write controls', () => {
     const rrset = await call(service.url, 'POST', `/dns/v2/zones/${zone}/${owner}/A`, { auth, body: { ttl: 300, resource_records: [{ content: [address] }] } });
     assert.equal(rrset.status, 200, rrset.text);
     const resource = await createResource(service, auth, { name: host, origins: [{ origin_data: origin.address }] });
+    const mapping = await call(service.url, 'POST', '/dns/v2/network-mappings', { auth, body: { name: 'offices', mapping: [{ tags: ['office'], cidr4: [network] }] } });
+    assert.equal(mapping.status, 200, mapping.text);
     views = [
       { name: 'zones list', path: '/zones', title: 'DNS zones', shows: zone },
       { name: 'zone page', path: `/zones/${zone}`, title: 'Zone', shows: address },
       { name: 'RRset editor', path: `/zones/${zone}/rrsets/${owner}/A`, title: 'Record set', shows: address, editor: true },
       { name: 'resources list', path: '/resources', title: 'Protected resources', shows: host },
       { name: 'resource page', path: `/resources/${String(resource.id)}`, title: 'Protected resource', shows: origin.address, editor: true },
+      { name: 'network mappings list', path: '/network-mappings', title: 'Network mappings', shows: 'offices' },
+      { name: 'network mapping page', path: `/network-mappings/${String(mapping.body.id)}`, title: 'Network mapping', shows: network, editor: true },
       { name: 'account page', path: '/account', title: 'Account', shows: reader.email },
     ];
     if (noBrowser === false) browser = await launchBrowser();
@@ -69,6 +74,7 @@ describe('web console: a Read-only user sees no write controls', () => {
     assertError(await call(service.url, 'PUT', `/dns/v2/zones/${zone}/${owner}/A`, { auth, body: { ttl: 60, resource_records: [{ content: ['192.0.2.45'] }] } }), 403);
     assertError(await call(service.url, 'DELETE', `/dns/v2/zones/${zone}`, { auth }), 403);
     assertError(await call(service.url, 'POST', '/security/resources', { auth, body: { name: `blog.${zone}`, origins: [{ origin_data: origin.address }] } }), 403);
+    assertError(await call(service.url, 'POST', '/dns/v2/network-mappings', { auth, body: { name: 'mine', mapping: [] } }), 403);
     const me = (await call(service.url, 'GET', '/iam/clients/me', { auth })).body;
     assertError(await call(service.url, 'POST', `/iam/v2/clients/${String(me.id)}/tokens`, { auth, body: { name: 'mine' } }), 403);
     // Nothing changed.

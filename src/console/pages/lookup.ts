@@ -44,7 +44,8 @@ export function lookupPage(ctx: PageContext): HTMLElement {
       // A bad name is the form's to show beside its field; the resolver's troubles are the notice's.
       if (error instanceof ApiError && error.status === 400) {
         replace(result);
-        throw error;
+        // The reason is beside the field; the form's line need not say it twice.
+        throw Object.keys(error.fields).length === 0 ? error : new ApiError(error.status, error.code, 'This cannot be looked up.', error.fields);
       }
       replace(result, resolverNotice(error));
       return;
