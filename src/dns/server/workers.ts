@@ -157,6 +157,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     thread,
     fed,
     settings: options.settings,
+    geo: options.geo,
   });
   const onFailure = (e: unknown) => options.logger.error({ err: e }, 'DNS worker failed');
   const started = await Promise.allSettled(Array.from({ length: options.workers - 1 }, (_, i) => spawn(data(i + 1), options.output, onFailure, onCaughtUp(i + 1))));
