@@ -19,13 +19,6 @@ import { within } from '../../within.ts';
 
 /** How long the API waits for every DNS thread to serve a change before it answers anyway. */
 const applyWaitMs = 10_000;
-/**
- * A worker's young generation (V8's nursery), at most: semi-spaces of 8 MiB, the size an idle worker
- * reaches anyway. Without a bound it grows to 128 MiB while a large zone loads (nearly every object
- * then survives) and keeps that size; queries allocate only short-lived objects, which a nursery of
- * this size collects as cheaply.
- */
-const youngGenerationMb = 24;
 
 export interface DnsRoleOptions extends Omit<DnsServerOptions, 'shared' | 'fed' | 'thread' | 'onZoneChange' | 'onCaughtUp'> {
   /** The API of this process publishes its changes here; undefined: no API in this process. */
@@ -61,7 +54,7 @@ interface Thread {
 
 function spawn(data: WorkerData, output: Writable, onFailure: (e: unknown) => void, onCaughtUp: (change: ZoneChange, served: boolean) => void): Promise<Thread> {
   // A worker's stdout would go to the process's; the service's output may be elsewhere.
-  const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: data, stdout: true, resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb } });
+  const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: data, stdout: true });
   worker.stdout.pipe(output, { end: false });
   const waiting = new Map<number, (reply: FromWorker) => void>();
   let next = 1;
