@@ -26,6 +26,7 @@ import { buildHttpServer } from './http/server.ts';
 import { resolverMaxInFlight, stubResolver } from './dns/client/resolver.ts';
 import { openStore, type Store } from './store/database.ts';
 import { migrateToLatest } from './store/migrate.ts';
+import { loadGeoData } from './geo/geoip.ts';
 
 export interface Service {
   /** The API's base URL, when this process runs the api role. */
@@ -106,9 +107,11 @@ export async function startService(config: Config, logger: Logger, output: Writa
     const api = config.roles.includes('api');
     // The API seals private keys with it, and the DNS server opens the zones' DNSSEC keys.
     const secretKey = loadOrCreateKey(config.dataDir, 'secret.key', config.secretKey);
+    // Once per process, for every DNS and proxy thread: each works on the same shared bytes.
+    const geo = config.roles.includes('dns') || config.roles.includes('proxy') ? await loadGeoData({ mmdbPath: config.geoipDb }) : undefined;
     // DNS first: its zones are loaded before the API can change them.
     let dnsPort: number | undefined;
-    if (config.roles.includes('dns')) {
+    if (geo !== undefined && config.roles.includes('dns')) {
       const dns = await startDnsRole({
         store,
         listen: config.dnsListen,
@@ -123,9 +126,9 @@ export async function startService(config: Config, logger: Logger, output: Writa
         dataDir: config.dataDir,
         logLevel: config.logLevel,
         output,
+        geo,
         settings: {
           databaseUrl: config.databaseUrl,
-          geoipDb: config.geoipDb,
           secretKey,
           udpIo: config.dnsUdpIo,
           transferAllow: config.dnsTransferAllow,
@@ -151,12 +154,13 @@ export async function startService(config: Config, logger: Logger, output: Writa
     const resourceChanges = new ChangeFeed<ResourceChange>((e) => logger.error({ err: e }, 'a subscriber failed on a committed resource change'));
     // The proxy too serves what the store holds before the API can change it.
     let proxy: ProxyRole | undefined;
-    if (config.roles.includes('proxy')) {
+    if (geo !== undefined && config.roles.includes('proxy')) {
       proxy = await startProxyRole({
         store,
         sealer: sealer(secretKey),
         secretKey,
         config,
+        geo,
         logger,
         metrics,
         logLevel: config.logLevel,

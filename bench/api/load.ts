@@ -42,7 +42,7 @@ export function send(agent: http.Agent, endpoint: Endpoint, spec: RequestSpec): 
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...spec.headers };
     if (spec.body !== undefined) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] ??= 'application/json';
       headers['content-length'] = Buffer.byteLength(spec.body);
     }
     const request = http.request(

@@ -162,9 +162,9 @@ export class EdgeplaneApi {
     return call(this.endpoint, { method: 'POST', path: '/dns/v2/zones', headers: this.#headers, body: JSON.stringify({ name: zone }) });
   }
 
-  /** Zone-file import (RRsets that do not exist yet); JSON `{content}`, up to 10 MiB per request. */
+  /** Zone-file import (RRsets that do not exist yet): the file as text/plain, up to 10 MiB per request. */
   async importZone(zone: string, text: string): Promise<{ created: number; skipped: { reason: string }[] }> {
-    const result = await call(this.endpoint, { method: 'POST', path: `/dns/v2/zones/${zone}/import`, headers: this.#headers, body: JSON.stringify({ content: text }) });
+    const result = await call(this.endpoint, { method: 'POST', path: `/dns/v2/zones/${zone}/import`, body: text, headers: { ...this.#headers, 'content-type': 'text/plain' } });
     return { created: (result.created as unknown[]).length, skipped: result.skipped };
   }
 

@@ -1,8 +1,9 @@
 // A MaxMind DB (.mmdb) answering GeoInfo for parsed addresses. mmdb-lib reads the metadata and
 // decodes records, but its get() re-parses the address text (split, parseInt) and decodes the
 // record again on every call; so we walk the search tree ourselves on the words already parsed and
-// keep each record's few fields once decoded: per record, never per address, and bounded.
-import { readFile } from 'node:fs/promises';
+// keep each record's few fields once decoded: per record, never per address, and bounded. The file
+// is read into shared memory: every thread of a process searches the same bytes.
+import { open } from 'node:fs/promises';
 import { Reader, type Response as MmdbRecord } from 'mmdb-lib';
 import { ipv4, type Family } from './address.ts';
 import { continentOf } from './codes.ts';
@@ -57,7 +58,9 @@ export class MmdbGeo {
   readonly #ipv4Root: number;
   readonly #records = new Map<number, GeoInfo>();
 
-  constructor(db: Buffer) {
+  /** `bytes`: the whole file (see readMmdb); only read, never copied. */
+  constructor(bytes: Uint8Array) {
+    const db = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.#db = db;
     this.#reader = new Reader<MmdbRecord>(db);
     const { nodeCount, recordSize, ipVersion } = this.#reader.metadata;
@@ -110,17 +113,31 @@ export class MmdbGeo {
   }
 }
 
-/** Opens a .mmdb file; the error names the file and says what is wrong with it. */
-export async function openMmdb(path: string): Promise<MmdbGeo> {
-  let db: Buffer;
+/** Reads a .mmdb file into shared memory (a worker thread it is sent to gets the same bytes, not a
+ *  copy) and checks it opens; the error names the file and says what is wrong with it. */
+export async function readMmdb(path: string): Promise<Uint8Array> {
+  let bytes: Uint8Array;
   try {
-    db = await readFile(path);
+    const file = await open(path);
+    try {
+      const { size } = await file.stat();
+      bytes = new Uint8Array(new SharedArrayBuffer(size));
+      // read() may return fewer bytes than asked: a file that changes size meanwhile is caught below.
+      for (let at = 0; at < size; ) {
+        const { bytesRead } = await file.read(bytes, at, size - at, at);
+        if (bytesRead === 0) throw new Error('the file shrank while it was read');
+        at += bytesRead;
+      }
+    } finally {
+      await file.close();
+    }
   } catch (e) {
     throw new Error(`GeoIP database ${path} cannot be read: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
   try {
-    return new MmdbGeo(db);
+    new MmdbGeo(bytes);
   } catch (e) {
     throw new Error(`GeoIP database ${path} is not a MaxMind DB (.mmdb): ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
+  return bytes;
 }

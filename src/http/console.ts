@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const sourceDir = fileURLToPath(new URL('../console/', import.meta.url));
@@ -46,6 +46,7 @@ function consoleFiles(): Promise<ConsoleFiles> {
 }
 
 async function bundle(): Promise<ConsoleFiles> {
+  // The process bundles once: esbuild's service process (about 25 MiB) need not stay.
   const result = await build({
     entryPoints: [`${sourceDir}main.ts`],
     bundle: true,
@@ -56,7 +57,7 @@ async function bundle(): Promise<ConsoleFiles> {
     outdir: '/console',
     entryNames: 'console',
     logLevel: 'silent',
-  });
+  }).finally(stop);
   const output = (extension: string): Uint8Array => {
     const file = result.outputFiles.find((f) => f.path.endsWith(extension));
     if (file === undefined) throw new Error(`console bundle has no ${extension} output`);

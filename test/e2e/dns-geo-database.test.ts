@@ -1,6 +1,7 @@
 // An operator's own GeoIP database (EDGEPLANE_GEOIP_DB, a city database) through the real server:
 // the region selector matches its subdivisions and geodistance sorts by its locations, for requesters
-// given by EDNS Client Subnet. The database is written here (test/geo/mmdb-writer.ts).
+// given by EDNS Client Subnet. The database is written here (test/geo/mmdb-writer.ts). Two DNS threads:
+// the worker answers from the data the process loaded and shared with it, as the main thread does.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,7 @@ describe('a city GeoIP database of the operator', () => {
     dir = await mkdtemp(join(tmpdir(), 'edgeplane-city-'));
     const database = join(dir, 'city.mmdb');
     await writeFile(database, writeMmdb(cities, { recordSize: 28, ipVersion: 6 }));
-    service = await startService({ engine: 'sqlite', env: { EDGEPLANE_GEOIP_DB: database } });
+    service = await startService({ engine: 'sqlite', env: { EDGEPLANE_GEOIP_DB: database, EDGEPLANE_DNS_WORKERS: '2' } });
     const auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
     const api = (method: string, path: string, body?: unknown) => call(service.url, method, path, { auth, body });
     assert.equal((await api('POST', '/dns/v2/zones', { name: 'geo.test' })).status, 200);
@@ -55,8 +56,12 @@ describe('a city GeoIP database of the operator', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  // Each query from a new source port: the kernel spreads them over both threads, whose answers must agree.
   const from = async (name: string, subnet: string) => {
-    return addressesIn((await ask(service.dnsPort, name, 'A', { subnet: { address: subnet, prefix: 24 } })).packet);
+    const answers = [];
+    for (let i = 0; i < 8; i++) answers.push(addressesIn((await ask(service.dnsPort, name, 'A', { subnet: { address: subnet, prefix: 24 } })).packet));
+    for (const answer of answers) assert.deepEqual(answer, answers[0]);
+    return answers[0];
   };
 
   test('region selects by ISO 3166-2 code or subdivision name; elsewhere the default answers', async () => {

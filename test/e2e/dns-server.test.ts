@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { Answer } from 'dns-packet';
 import { engines } from '../support/engines.ts';
+import { freePort } from '../support/knot.ts';
 import { ask, buildQuery, decode, tcpExchange, udpExchange } from '../support/dns-client.ts';
 import { bearer, call, login } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
@@ -373,4 +374,29 @@ describe('DNS workers sharing the port', () => {
       await service.dispose();
     }
   });
+
+  for (const engine of engines()) {
+    test(`on a fixed port the workers start beside the main thread, each serving the zones it loaded (${engine})`, async () => {
+      const first = await startService({ engine });
+      try {
+        const auth = bearer((await login(first.url, adminEmail, adminPassword)).access);
+        await call(first.url, 'POST', '/dns/v2/zones', { auth, body: { name: 'loaded.test' } });
+        await call(first.url, 'PUT', '/dns/v2/zones/loaded.test/www/A', { auth, body: { resource_records: [{ content: ['192.0.2.7'] }] } });
+        await first.stop();
+        // The workers do not wait for the main thread's port: each loads the zone from the store itself.
+        const port = await freePort();
+        const again = await first.sibling({ EDGEPLANE_DNS_WORKERS: '2', EDGEPLANE_DNS_LISTEN: `127.0.0.1:${String(port)}` });
+        try {
+          assert.equal(again.dnsPort, port);
+          assert.match(again.output(), /with 2 worker\(s\)/);
+          const answers = await Promise.all(Array.from({ length: 12 }, () => ask(port, 'www.loaded.test', 'A')));
+          assert.deepEqual(new Set(answers.map((a) => data(a.packet.answers)[0])), new Set(['www.loaded.test A "192.0.2.7"']));
+        } finally {
+          await again.stop();
+        }
+      } finally {
+        await first.dispose();
+      }
+    });
+  }
 });

@@ -5,9 +5,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { defaultCountryDb, openGeo, type GeoLookup } from '../../src/geo/geoip.ts';
+import { defaultCountryDb, geoLookup, loadGeoData, type GeoLookup } from '../../src/geo/geoip.ts';
 import { writeMmdb } from './mmdb-writer.ts';
 
+const openGeo = async (options: { mmdbPath?: string }) => geoLookup(await loadGeoData(options));
 const unknown = { country: undefined, continent: undefined, asn: undefined, location: undefined, regions: [] };
 let geo: GeoLookup;
 let dir: string;

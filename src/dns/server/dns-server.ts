@@ -6,7 +6,7 @@ import type { ListenAddress, UdpIo } from '../../config.ts';
 import type { ZoneChange } from '../../events/change-feed.ts';
 import type { Store } from '../../store/database.ts';
 import { sealer } from '../../crypto/sealed.ts';
-import { openGeo } from '../../geo/geoip.ts';
+import { geoLookup, type GeoData } from '../../geo/geoip.ts';
 import type { HealthReport } from '../health/checker.ts';
 import { ApplyFaults, type ApplyFault } from './apply-faults.ts';
 import { followStore } from './follow-store.ts';
@@ -52,6 +52,8 @@ export interface DnsServerOptions {
   /** Other workers bind the same address (SO_REUSEPORT). */
   shared: boolean;
   settings: DnsSettings;
+  /** The process's GeoIP data (loaded once, shared by every thread). */
+  geo: GeoData;
   /** Called after each zone change this server applied (from the API of this process or the store). */
   onZoneChange?: (change: ZoneChange, served: boolean) => void;
   /** Called when this server brought a zone to the store's version by itself (zone-sync.ts). */
@@ -61,8 +63,6 @@ export interface DnsServerOptions {
 /** What every DNS thread serves with, the same in each: handed whole to the worker threads. */
 export interface DnsSettings {
   databaseUrl: string | undefined;
-  /** A custom GeoIP database (.mmdb); undefined: the one shipped with the service. */
-  geoipDb: string | undefined;
   /** The service's secret key: opens the zones' sealed DNSSEC keys. */
   secretKey: Uint8Array;
   udpIo: UdpIo;
@@ -128,7 +128,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   const metrics = dnsMetrics(options.metrics);
   const cache = new ResponseCache();
   const nsid = options.settings.nsid === undefined ? undefined : Buffer.from(options.settings.nsid);
-  const responder: Responder = { zones, cache, geo: await openGeo({ mmdbPath: options.settings.geoipDb }), metrics, zone: 0, verified: false };
+  const responder: Responder = { zones, cache, geo: geoLookup(options.geo), metrics, zone: 0, verified: false };
   const cookies = options.settings.cookieSecrets;
   const stats = new QueryStats();
   const serve = (transport: 'udp' | 'tcp') => (message: Buffer, source: string) => {

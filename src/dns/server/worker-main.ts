@@ -4,6 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import type { LogLevel } from '../../config.ts';
+import type { GeoData } from '../../geo/geoip.ts';
 import type { ZoneChange } from '../../events/change-feed.ts';
 import type { HealthReport } from '../health/checker.ts';
 import { createLogger } from '../../logger.ts';
@@ -20,6 +21,8 @@ export interface WorkerData {
   /** The API in this process: the main thread hands over each change as it commits. */
   fed: boolean;
   settings: DnsSettings;
+  /** The process's GeoIP data: shared memory, the same bytes as every other thread's. */
+  geo: GeoData;
 }
 
 export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'health'; report: HealthReport } | { kind: 'metrics' } | { kind: 'stop' };
@@ -57,6 +60,7 @@ try {
     metrics: registry,
     shared: true,
     settings: data.settings,
+    geo: data.geo,
     onCaughtUp: (change, served) => port.postMessage({ kind: 'caught-up', id: 0, change, served } satisfies FromWorker),
   });
   const handle = async (message: WorkerRequest): Promise<Partial<FromWorker>> => {

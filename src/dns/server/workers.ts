@@ -147,9 +147,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     if (thread > 0 || options.changes !== undefined) notifyOf(change, served);
   };
   const fed = options.changes !== undefined;
-  const local = await startDnsServer({ ...options, shared, fed, thread: 0, onZoneChange, onCaughtUp: onCaughtUp(0) });
-  const port = local.address.port;
-  const data = (thread: number): WorkerData => ({
+  const data = (thread: number, port: number): WorkerData => ({
     dataDir: options.dataDir,
     host: options.listen.host,
     port,
@@ -157,16 +155,26 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     thread,
     fed,
     settings: options.settings,
+    geo: options.geo,
   });
   const onFailure = (e: unknown) => options.logger.error({ err: e }, 'DNS worker failed');
-  const started = await Promise.allSettled(Array.from({ length: options.workers - 1 }, (_, i) => spawn(data(i + 1), options.output, onFailure, onCaughtUp(i + 1))));
+  // Every thread loads the zones itself, all at once: a large zone is served after one thread's load,
+  // not after one per thread in turn. Port 0 (tests) is the exception: the workers bind the port the
+  // main thread got, so they start once it serves.
+  const starting = startDnsServer({ ...options, shared, fed, thread: 0, onZoneChange, onCaughtUp: onCaughtUp(0) });
+  const portOf = async () => (options.listen.port === 0 ? (await starting).address.port : options.listen.port);
+  const spawning = Array.from({ length: options.workers - 1 }, async (_, i) => spawn(data(i + 1, await portOf()), options.output, onFailure, onCaughtUp(i + 1)));
+  const [own] = await Promise.allSettled([starting]);
+  const started = await Promise.allSettled(spawning);
   const threads = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  const failed = started.find((s) => s.status === 'rejected');
-  if (failed !== undefined) {
+  const failed = own.status === 'rejected' ? own : started.find((s) => s.status === 'rejected');
+  if (own.status !== 'fulfilled' || failed !== undefined) {
     await Promise.all(threads.map((t) => t.stop()));
-    await local.stop();
-    throw failed.reason;
+    if (own.status === 'fulfilled') await own.value.stop();
+    throw failed?.reason;
   }
+  const local = own.value;
+  const port = local.address.port;
   checking = true;
   refreshChecks();
   const answeredEarly = new Counter({

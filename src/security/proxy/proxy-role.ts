@@ -9,6 +9,7 @@ import type { Writable } from 'node:stream';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { sql } from 'kysely';
+import type { GeoData } from '../../geo/geoip.ts';
 import type { Config, LogLevel } from '../../config.ts';
 import type { Sealer } from '../../crypto/sealed.ts';
 import { notifyChannel, resourceChannel, type ChangeFeed, type ResourceChange, type ZoneChange } from '../../events/change-feed.ts';
@@ -37,6 +38,8 @@ export interface ProxyRoleOptions {
   sealer: Sealer;
   secretKey: Uint8Array;
   config: Config;
+  /** The process's GeoIP data, for every proxy thread. */
+  geo: GeoData;
   logger: Logger;
   metrics: Metrics;
   logLevel: LogLevel;
@@ -124,7 +127,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
     settings,
     cookieSecret,
     ticketKeys,
-    geoipDb: config.geoipDb,
+    geo: options.geo,
     policies: initial,
     logger,
     metrics: options.metrics.registry,
@@ -145,7 +148,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
           settings,
           cookieSecret,
           ticketKeys,
-          geoipDb: config.geoipDb,
+          geo: options.geo,
           policies: initial,
           logLevel: options.logLevel,
           accessLog,

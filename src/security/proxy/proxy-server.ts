@@ -5,7 +5,7 @@ import type { Server } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ListenAddress } from '../../config.ts';
-import { openGeo } from '../../geo/geoip.ts';
+import { geoLookup, type GeoData } from '../../geo/geoip.ts';
 import { HostTable } from './host-table.ts';
 import { AccessLog, type AccessLogDestination } from './access-log.ts';
 import { RepeatCounter } from './mitigation/repeat-counter.ts';
@@ -29,7 +29,8 @@ export interface ProxyThreadOptions {
   cookieSecret: Buffer;
   /** TLS session ticket keys (48 bytes), the same in every thread of the process. */
   ticketKeys: Buffer;
-  geoipDb: string | undefined;
+  /** The process's GeoIP data (loaded once, shared by every thread). */
+  geo: GeoData;
   /** The resources at start. */
   policies: ResourcePolicy[];
   logger: Logger;
@@ -81,7 +82,7 @@ function wafOf(settings: ProxySettings, logger: Logger): () => Waf | undefined {
 
 export async function startProxyServer(options: ProxyThreadOptions): Promise<ProxyServer> {
   const deps: ThreadDeps = {
-    geo: await openGeo({ mmdbPath: options.geoipDb }),
+    geo: geoLookup(options.geo),
     counters: countersOf(options.settings, options.cookieSecret, options.logger),
     cookieSecret: options.cookieSecret,
     settings: options.settings,

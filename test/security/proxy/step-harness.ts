@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { openGeo, type GeoLookup } from '../../../src/geo/geoip.ts';
+import { geoLookup, loadGeoData, type GeoLookup } from '../../../src/geo/geoip.ts';
 import type { Answer, Exchange, Step } from '../../../src/security/proxy/exchange.ts';
 import type { ResourcePolicy } from '../../../src/security/proxy/policy.ts';
 import { RepeatCounter } from '../../../src/security/proxy/mitigation/repeat-counter.ts';
@@ -45,7 +45,7 @@ let geo: Promise<GeoLookup> | undefined;
 const defaultSettings: StepDeps['settings'] = { globalWhitelist: [], publicHttpsPort: 443, botExemptPaths: ['/api/*', '/.well-known/*'], botClearanceSeconds: 3600, attackLimits: { clientRate: 20, clientBurst: 100, ruleShare: 0.5 } };
 
 export async function testDeps(changes: Omit<Partial<StepDeps>, 'settings'> & { settings?: Partial<StepDeps['settings']> } = {}): Promise<StepDeps> {
-  geo ??= openGeo({});
+  geo ??= loadGeoData({}).then(geoLookup);
   const { settings, ...rest } = changes;
   return {
     geo: await geo,

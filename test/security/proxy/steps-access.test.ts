@@ -2,7 +2,7 @@
 // steps: whitelist (and the operator's global whitelist), blacklist, geo in both modes, methods.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import { openGeo } from '../../../src/geo/geoip.ts';
+import { geoLookup, loadGeoData } from '../../../src/geo/geoip.ts';
 import { policySteps } from '../../../src/security/proxy/steps/policy-steps.ts';
 import { startStepServer, testDeps, testPolicy, type PolicyChanges } from './step-harness.ts';
 
@@ -13,7 +13,7 @@ let unknown: string;
 
 before(async () => {
   // Addresses whose country the shipped data gives, checked here so a data update shows as such.
-  const geo = await openGeo({});
+  const geo = geoLookup(await loadGeoData({}));
   [us, de, deV6, unknown] = ['8.8.8.8', '85.214.132.117', '2a01:4f8::1', '4000::1'];
   assert.equal(geo.lookup(us).country, 'US');
   assert.equal(geo.lookup(de).country, 'DE');

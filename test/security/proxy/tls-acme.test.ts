@@ -29,6 +29,7 @@ import { migrateToLatest } from '../../../src/store/migrate.ts';
 import { createPostgresDatabase, engines, type TestDatabase } from '../../support/engines.ts';
 import { pebbleMissing, pebbleSite, type Pebble, type PebbleSite } from '../../support/pebble.ts';
 import { handshake } from '../../support/tls-probe.ts';
+import { loadGeoData } from '../../../src/geo/geoip.ts';
 
 /** A DNS server for pebble: every name is 127.0.0.1, except names starting with `nowhere.` (NXDOMAIN). */
 async function loopbackDns(): Promise<{ port: number; close(): void }> {
@@ -102,7 +103,7 @@ for (const engine of engines()) {
         settings: { ...proxySettings(loadConfig({})), allowPrivateOrigins: true, redisUrl: undefined },
         cookieSecret: randomBytes(32),
         ticketKeys: randomBytes(48),
-        geoipDb: undefined,
+        geo: await loadGeoData({}),
         policies: [],
         logger,
         metrics: new Registry(),
