@@ -1,6 +1,6 @@
 // The zone journal repository (0013_zone_journal.ts): entries appended in the transaction of each
 // change, pruned right there to the per-zone bounds, and the entries an incremental transfer needs.
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from './database.ts';
 import type { ZoneJournalTable } from './schema.ts';
 
@@ -27,14 +27,18 @@ export async function appendJournal(db: Db, entry: Insertable<ZoneJournalTable>,
     return;
   }
   await db.insertInto('zone_journal').values(entry).execute();
-  const rows = await db.selectFrom('zone_journal').select(['version', 'size']).where('zone_id', '=', entry.zone_id).orderBy('version', 'desc').execute();
-  let bytes = 0;
-  const cut = rows.findIndex((row, index) => {
-    bytes += row.size;
-    return index >= bounds.versions || bytes > bounds.bytes;
-  });
-  const oldestDropped = rows[cut];
-  if (oldestDropped !== undefined) await db.deleteFrom('zone_journal').where('zone_id', '=', entry.zone_id).where('version', '<=', oldestDropped.version).execute();
+  // One statement, counted in the database (nothing comes back): newest first, the first entry past
+  // either bound and everything older go.
+  await sql`
+    delete from zone_journal where zone_id = ${entry.zone_id} and version <= (
+      select max(version) from (
+        select version,
+          row_number() over (order by version desc) as position,
+          sum(size) over (order by version desc) as bytes
+        from zone_journal where zone_id = ${entry.zone_id}
+      ) as newest_first
+      where position > ${bounds.versions} or bytes > ${bounds.bytes}
+    )`.execute(db);
 }
 
 /**
