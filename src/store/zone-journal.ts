@@ -1,6 +1,6 @@
 // The zone journal repository (0013_zone_journal.ts): entries appended in the transaction of each
 // change, pruned right there to the per-zone bounds, and the entries an incremental transfer needs.
-import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Db } from './database.ts';
 import type { ZoneJournalTable } from './schema.ts';
 
@@ -27,18 +27,25 @@ export async function appendJournal(db: Db, entry: Insertable<ZoneJournalTable>,
     return;
   }
   await db.insertInto('zone_journal').values(entry).execute();
-  // One statement, counted in the database (nothing comes back): newest first, the first entry past
-  // either bound and everything older go.
-  await sql`
-    delete from zone_journal where zone_id = ${entry.zone_id} and version <= (
-      select max(version) from (
-        select version,
-          row_number() over (order by version desc) as position,
-          sum(size) over (order by version desc) as bytes
-        from zone_journal where zone_id = ${entry.zone_id}
-      ) as newest_first
-      where position > ${bounds.versions} or bytes > ${bounds.bytes}
-    )`.execute(db);
+  // One row back, from the (zone_id, version) index and the sizes: the newest entry past the count
+  // bound, and the bytes kept. Walking the entries happens only when the byte bound is crossed.
+  const zoneId = entry.zone_id;
+  const { over, bytes } = await db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('zone_journal').select('version').where('zone_id', '=', zoneId).orderBy('version', 'desc').limit(1).offset(bounds.versions).as('over'),
+      eb.selectFrom('zone_journal').select((e) => e.fn.sum<number | string>('size').as('bytes')).where('zone_id', '=', zoneId).as('bytes'),
+    ])
+    .executeTakeFirstOrThrow();
+  const cut = Number(bytes) > bounds.bytes ? await bytesCut(db, zoneId, bounds.bytes) : undefined;
+  const newestDropped = Math.max(over ?? -Infinity, cut ?? -Infinity);
+  if (Number.isFinite(newestDropped)) await db.deleteFrom('zone_journal').where('zone_id', '=', zoneId).where('version', '<=', newestDropped).execute();
+}
+
+/** The newest entry that, counting from the newest, takes the zone's journal past `bytes`. */
+async function bytesCut(db: Db, zoneId: number, bytes: number): Promise<number | undefined> {
+  const rows = await db.selectFrom('zone_journal').select(['version', 'size']).where('zone_id', '=', zoneId).orderBy('version', 'desc').execute();
+  let kept = 0;
+  return rows.find((row) => (kept += row.size) > bytes)?.version;
 }
 
 /**
