@@ -42,6 +42,11 @@ export interface ChangeOutcome<T> {
    * the DNS threads take them from here instead of reading them back. Absent: they read the store.
    */
   rrsetsAfter?: RrsetWithRecords[];
+  /**
+   * The changes this outcome stands for (RRset writes committed together, rrset-batch.ts): the
+   * serial steps once for each, as it would have committed alone. 1 when absent.
+   */
+  changes?: number;
 }
 
 export interface ChangeOptions {
@@ -63,7 +68,8 @@ export async function commitZoneChange<T>(
     const here = options.names === undefined ? [] : await rrsetsAtNames(tx, zoneId, options.names);
     const outcome = await work(tx, zone, here);
     if (outcome.unchanged === true) return { result: outcome.result, change: undefined, webhookQueued: false };
-    const serial = nextSerial(zone.serial, outcome.requestedSerial);
+    let serial = nextSerial(zone.serial, outcome.requestedSerial);
+    for (let step = 1; step < (outcome.changes ?? 1); step++) serial = nextSerial(serial, undefined);
     const now = new Date().toISOString();
     const version = await updateZone(tx, zoneId, { ...outcome.zoneFields, serial, updated_at: now });
     const after = { ...zone, ...outcome.zoneFields, serial, version, updated_at: now };
