@@ -1,10 +1,13 @@
-// edgeplane under test: the real service as a child process on a temporary SQLite data dir, driven
-// through its public API with an API token, as a provisioning script would.
+// edgeplane under test: the real service as a child process on a temporary data dir, with its store
+// in SQLite there or in a fresh PostgreSQL database, driven through its public API with an API
+// token, as a provisioning script would.
 import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { keepAliveAgent, runCount, send, sendOk, type Endpoint, type RequestSpec } from './load.ts';
+import pg from 'pg';
+import { keepAliveAgent, send, sendOk, type Endpoint, type RequestSpec } from './load.ts';
 import { listeningPorts } from './proc-cpu.ts';
 import { address, sleep, terminate, watchLog, zoneName, type BenchServer } from './server.ts';
 
@@ -12,12 +15,21 @@ const root = path.resolve(import.meta.dirname, '../..');
 const adminEmail = 'bench@example.com';
 const adminPassword = 'bench-password-123';
 
-export async function startEdgeplane(): Promise<BenchServer> {
+/** Lines per zone-file import request: well under the import's 1 MiB JSON body. */
+const importChunk = 10_000;
+
+/**
+ * `postgres`: a PostgreSQL server URL on which a database may be created; the service then keeps
+ * its store in a fresh database there, dropped when it stops. Otherwise SQLite in the data dir.
+ * `nodeArgs`: extra Node options, e.g. --cpu-prof.
+ */
+export async function startEdgeplane(options: { postgres?: string | undefined; nodeArgs?: string[] } = {}): Promise<BenchServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-bench-'));
+  const database = options.postgres === undefined ? undefined : await createDatabase(options.postgres);
   // Log level warn: at info Fastify writes two JSON lines per request, which would charge the server
   // for logging that PowerDNS (which logs no successful API calls) does not do. The URL line is then
   // not printed, so the port (0 = any free one, no race) is read from /proc instead.
-  const child = spawn(process.execPath, [path.join(root, 'src/main.ts'), 'serve'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(root, 'src/main.ts'), 'serve'], {
     env: {
       PATH: process.env['PATH'],
       EDGEPLANE_API_LISTEN: '127.0.0.1:0',
@@ -25,6 +37,7 @@ export async function startEdgeplane(): Promise<BenchServer> {
       EDGEPLANE_ADMIN_EMAIL: adminEmail,
       EDGEPLANE_ADMIN_PASSWORD: adminPassword,
       EDGEPLANE_LOG_LEVEL: 'warn',
+      ...(database === undefined ? {} : { EDGEPLANE_DATABASE_URL: database.url }),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -33,6 +46,7 @@ export async function startEdgeplane(): Promise<BenchServer> {
   const stop = async () => {
     await terminate(child);
     fs.rmSync(dataDir, { recursive: true, force: true });
+    await database?.drop();
   };
 
   try {
@@ -58,10 +72,13 @@ export async function startEdgeplane(): Promise<BenchServer> {
       body: JSON.stringify({ ttl: 300, resource_records: [{ content: [address(n)] }] }),
     });
     return {
-      name: 'edgeplane',
+      name: database === undefined ? 'edgeplane' : 'edgeplane PostgreSQL',
       pid,
       endpoint,
-      durability: 'SQLite (node:sqlite) journal_mode=WAL, synchronous=NORMAL',
+      durability:
+        database === undefined
+          ? 'SQLite (node:sqlite) journal_mode=WAL, synchronous=NORMAL'
+          : `PostgreSQL ${database.version} (server defaults: synchronous_commit=${database.synchronousCommit}, fsync=${database.fsync}); server CPU is edgeplane's only, not PostgreSQL's`,
       upsert: (n) => upsertAt(`host${n}`, n),
       readZone: () => ({ method: 'GET', path: `/dns/v2/zones/${zoneName}`, headers }),
       // `{Zone: {records}}` in the default (seed) shapes, `{records}` in gcore's.
@@ -71,10 +88,21 @@ export async function startEdgeplane(): Promise<BenchServer> {
       },
       version,
       load: async (count) => {
-        // One RRset per request is the only bulk path comparable to PowerDNS apart from a zone file
-        // import; 16 clients keep the service busy without making setup the benchmark.
-        const result = await runCount(endpoint, 16, count, (i) => upsertAt(`load${i}`, i));
-        if (result.errors > 0) throw new Error(`edgeplane: loading the zone failed ${result.errors} times: ${result.errorSamples.join(' | ')}`);
+        // Zone-file imports, the bulk path: setup is not measured, and one PUT per RRset would take
+        // a minute on PostgreSQL before the measurements begin.
+        const agent = keepAliveAgent(1);
+        try {
+          for (let start = 0; start < count; start += importChunk) {
+            const lines = Array.from({ length: Math.min(importChunk, count - start) }, (_, k) => `load${start + k} 300 IN A ${address(start + k)}`);
+            const content = `$ORIGIN ${zoneName}.\n${lines.join('\n')}\n`;
+            const response = await sendOk(agent, endpoint, { method: 'POST', path: `/dns/v2/zones/${zoneName}/import`, headers, body: JSON.stringify({ content }) });
+            const { created, skipped } = JSON.parse(response.body.toString()) as { created: unknown; skipped: unknown[] };
+            const made = Array.isArray(created) ? created.length : Number(created);
+            if (made !== lines.length || skipped.length > 0) throw new Error(`edgeplane imported ${made} of ${lines.length} RRsets: ${JSON.stringify(skipped.slice(0, 3))}`);
+          }
+        } finally {
+          agent.destroy();
+        }
       },
       log,
       stop,
@@ -84,6 +112,44 @@ export async function startEdgeplane(): Promise<BenchServer> {
     await stop();
     throw new Error(`edgeplane did not start: ${e instanceof Error ? e.message : String(e)}\n${text}`, { cause: e });
   }
+}
+
+interface BenchDatabase {
+  url: string;
+  version: string;
+  synchronousCommit: string;
+  fsync: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh database on the server `adminUrl` names (as test/support/engines.ts makes them). */
+async function createDatabase(adminUrl: string): Promise<BenchDatabase> {
+  const name = `edgeplane_bench_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  let settings: { version: string; synchronousCommit: string; fsync: string };
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+    const show = async (setting: string) => String((await admin.query(`SHOW ${setting}`)).rows[0]?.[setting] ?? '?');
+    settings = { version: (await show('server_version')).split(' ')[0] ?? '?', synchronousCommit: await show('synchronous_commit'), fsync: await show('fsync') };
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    ...settings,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
 }
 
 /** package.json version and the checkout's commit, marked dirty when src/ has uncommitted changes. */

@@ -1,10 +1,12 @@
-// API benchmark: edgeplane against PowerDNS's HTTP API (gsqlite3), side by side in one run.
+// API benchmark: edgeplane (on SQLite, and on PostgreSQL) against PowerDNS's HTTP API (gsqlite3),
+// side by side in one run.
 //
-//   node bench/api/run.ts [--duration 10] [--clients 8,64] [--rrsets 10000] [--reads 50]
+//   node bench/api/run.ts [--duration 10] [--clients 8,64] [--rrsets 10000] [--reads 50] [--postgres URL|none] [--cpu-prof DIR]
 //
 // Run by hand, never from `npm test`: it takes a couple of minutes, needs PowerDNS installed, and its
 // figures are only meaningful as ratios within one run on a quiet-ish machine. See bench/README.md.
 import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEdgeplane } from './edgeplane.ts';
 import { closedLoop, sequential, type LoadResult, type SequentialResult } from './load.ts';
@@ -19,6 +21,9 @@ const { values: flags } = parseArgs({
     rrsets: { type: 'string', default: process.env['BENCH_RRSETS'] ?? '10000' },
     reads: { type: 'string', default: process.env['BENCH_READS'] ?? '50' },
     warmup: { type: 'string', default: '5' },
+    // A server where the benchmark may create (and drop) a database; `none` leaves the column out.
+    postgres: { type: 'string', default: process.env['BENCH_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const durationS = Number(flags.duration);
@@ -26,8 +31,10 @@ const clientCounts = flags.clients.split(',').map(Number);
 const rrsets = Number(flags.rrsets);
 const reads = Number(flags.reads);
 const warmup = Number(flags.warmup);
+const cpuProfDir = flags['cpu-prof'] === undefined ? undefined : path.resolve(flags['cpu-prof']);
+const nodeArgs = cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`];
 if (![durationS, rrsets, reads, warmup, ...clientCounts].every((n) => Number.isFinite(n) && n > 0)) {
-  console.error('usage: node bench/api/run.ts [--duration SECONDS] [--clients 8,64] [--rrsets 10000] [--reads 50] [--warmup 5]');
+  console.error('usage: node bench/api/run.ts [--duration SECONDS] [--clients 8,64] [--rrsets 10000] [--reads 50] [--warmup 5] [--postgres URL|none] [--cpu-prof DIR]');
   process.exit(2);
 }
 
@@ -117,10 +124,15 @@ function printTable(title: string, header: string[], rows: string[][]): void {
   for (const row of rows) console.log(line(row));
 }
 
-/** A metric row: each subject's value, then edgeplane ÷ each PowerDNS column. */
+/**
+ * A metric row: each subject's value (edgeplane, edgeplane on PostgreSQL when it runs, then the
+ * PowerDNS columns), then edgeplane ÷ each PowerDNS column, then PostgreSQL ÷ SQLite.
+ */
 function row(label: string, values: number[], format: (v: number) => string, ratios = true): string[] {
-  const [ours, ...theirs] = values;
-  return [label, ...values.map(format), ...theirs.map((v) => (ratios ? fmt.ratio(ours!, v) : ''))];
+  const [ours, ...others] = values;
+  const pgValue = onPostgres === undefined ? undefined : others.shift();
+  if (!ratios) return [label, ...values.map(format)];
+  return [label, ...values.map(format), ...others.map((v) => fmt.ratio(ours!, v)), ...(pgValue === undefined ? [] : [fmt.ratio(pgValue, ours!)])];
 }
 
 function describeErrors(label: string, measured: Measured<LoadResult>): string[] {
@@ -135,26 +147,33 @@ function describeErrors(label: string, measured: Measured<LoadResult>): string[]
 
 // ---- the run ----
 
-const edgeplane = await startEdgeplane();
+const edgeplane = await startEdgeplane({ nodeArgs });
+let onPostgres: BenchServer | undefined;
 let powerdns: Awaited<ReturnType<typeof startPowerDns>> | undefined;
 const stopAll = async () => {
-  await Promise.allSettled([edgeplane.stop(), powerdns?.stop()]);
+  await Promise.allSettled([edgeplane.stop(), onPostgres?.stop(), powerdns?.stop()]);
 };
 process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
 
 try {
+  if (flags.postgres !== 'none' && flags.postgres !== '') onPostgres = await startEdgeplane({ postgres: flags.postgres, nodeArgs });
   powerdns = await startPowerDns();
   const pdns = powerdns;
   serverPids.push(edgeplane.pid, pdns.pid);
-  const edgeplaneZone = { rrsets: 0 };
+  if (onPostgres !== undefined) serverPids.push(onPostgres.pid);
   const powerdnsZone = { rrsets: 0 };
-  const ours: Subject = { label: 'edgeplane', server: edgeplane, prepare: async () => {}, zone: edgeplaneZone };
+  const ours: Subject = { label: 'edgeplane', server: edgeplane, prepare: async () => {}, zone: { rrsets: 0 } };
+  const pgServer = onPostgres;
+  const ourPg: Subject | undefined = pgServer && { label: 'edgeplane PostgreSQL', server: pgServer, prepare: async () => {}, zone: { rrsets: 0 } };
   const pdnsOff: Subject = { label: 'PDNS rectify=off', server: pdns, prepare: () => pdns.setApiRectify(false), zone: powerdnsZone };
   const pdnsOn: Subject = { label: 'PDNS rectify=on (default)', server: pdns, prepare: () => pdns.setApiRectify(true), zone: powerdnsZone };
+  // Every column of the upsert tables, and the servers that each hold one zone (read, set up once).
+  const subjects = [ours, ...(ourPg ? [ourPg] : []), pdnsOff, pdnsOn];
+  const zones = [ours, ...(ourPg ? [ourPg] : []), pdnsOff];
 
   // Setup, not measured: the zone both read and upsert scenarios use.
   const setupMs: string[] = [];
-  for (const subject of [ours, pdnsOff]) {
+  for (const subject of zones) {
     const started = Date.now();
     await subject.server.load(rrsets);
     subject.zone.rrsets = rrsets;
@@ -164,7 +183,7 @@ try {
   // Zone read: one client, sequential, so the figure is the latency of serialising the whole zone.
   const readResults: Measured<SequentialResult>[] = [];
   const readCounts: number[] = [];
-  for (const subject of [ours, pdnsOff]) {
+  for (const subject of zones) {
     const measured = await measure(subject, () => sequential(subject.server.endpoint, warmup, reads, subject.server.readZone()));
     readResults.push(measured);
     readCounts.push(measured.result.body.length > 0 ? subject.server.countRrsets(measured.result.body) : NaN);
@@ -176,7 +195,7 @@ try {
   let scenario = 0;
   for (const clients of clientCounts) {
     const results: Measured<LoadResult>[] = [];
-    for (const subject of [ours, pdnsOff, pdnsOn]) {
+    for (const subject of subjects) {
       const base = ++scenario * 10_000_000;
       const measured = await measure(subject, () =>
         closedLoop(subject.server.endpoint, clients, durationS * 1000, (c, i) => subject.server.upsert(base + c * 100_000 + i)),
@@ -191,10 +210,12 @@ try {
   console.log(`edgeplane API benchmark — ${new Date().toISOString()}`);
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; Node ${process.version}`);
   console.log(`edgeplane ${edgeplane.version}: ${edgeplane.durability}`);
+  if (onPostgres !== undefined) console.log(`edgeplane on ${onPostgres.durability}`);
+  if (cpuProfDir !== undefined) console.log(`edgeplane runs with --cpu-prof (profiles, one per thread, in ${cpuProfDir}): its CPU figures include the profiler`);
   console.log(`PowerDNS ${pdns.version}: ${pdns.durability}`);
-  console.log(`zone ${zoneName}: ${fmt.int(rrsets)} A RRsets loaded before measuring (setup: ${setupMs.join(', ')}; PowerDNS in PATCHes of 500)`);
+  console.log(`zone ${zoneName}: ${fmt.int(rrsets)} A RRsets loaded before measuring (setup: ${setupMs.join(', ')}; edgeplane by zone-file import, PowerDNS in PATCHes of 500)`);
   console.log(`between scenarios: waited for both servers to go idle (longest wait ${(longestSettleMs / 1000).toFixed(1)} s)`);
-  console.log('ratios are edgeplane ÷ PowerDNS: > 1 is better for throughput, < 1 is better for latency and CPU');
+  console.log('ratios are edgeplane (SQLite) ÷ PowerDNS, and edgeplane on PostgreSQL ÷ on SQLite: > 1 is better for throughput, < 1 is better for latency and CPU');
 
   const readRows = [
     row('RRsets in response', readCounts, fmt.int, false),
@@ -205,7 +226,12 @@ try {
     row('server CPU ms/read', readResults.map((m) => (m.cpuS * 1000) / m.result.ok), fmt.ms),
     row('errors', readResults.map((m) => m.result.errors), fmt.int, false),
   ];
-  printTable(`Zone read: GET the whole zone (${fmt.int(rrsets)} RRsets), ${reads} sequential reads after ${warmup} warm-up`, ['', ours.label, 'PowerDNS', '÷ PowerDNS'], readRows);
+  const pgRatio = ourPg === undefined ? [] : ['PostgreSQL ÷ SQLite'];
+  printTable(
+    `Zone read: GET the whole zone (${fmt.int(rrsets)} RRsets), ${reads} sequential reads after ${warmup} warm-up`,
+    ['', ours.label, ...(ourPg ? [ourPg.label] : []), 'PowerDNS', '÷ PowerDNS', ...pgRatio],
+    readRows,
+  );
 
   for (const [clients, results] of upsertResults) {
     const rows = [
@@ -224,15 +250,15 @@ try {
     ];
     printTable(
       `RRset upserts: ${clients} clients, closed loop, ${durationS} s each (latency of successful requests; CPU per successful upsert)`,
-      ['', ours.label, pdnsOff.label, pdnsOn.label, `÷ ${pdnsOff.label}`, `÷ ${pdnsOn.label}`],
+      ['', ...subjects.map((s) => s.label), `÷ ${pdnsOff.label}`, `÷ ${pdnsOn.label}`, ...pgRatio],
       rows,
     );
   }
 
   const problems = [
-    ...readResults.flatMap((m, i) => describeErrors(`zone read, ${[ours, pdnsOff][i]!.server.name}`, m)),
+    ...readResults.flatMap((m, i) => describeErrors(`zone read, ${zones[i]!.server.name}`, m)),
     ...[...upsertResults].flatMap(([clients, results]) =>
-      results.flatMap((m, i) => describeErrors(`upserts ${clients} clients, ${[ours, pdnsOff, pdnsOn][i]!.label}`, m)),
+      results.flatMap((m, i) => describeErrors(`upserts ${clients} clients, ${subjects[i]!.label}`, m)),
     ),
   ];
   if (problems.length > 0) console.log(`\nErrors\n${problems.join('\n')}`);
@@ -243,13 +269,19 @@ try {
   const lines: string[] = [];
   const at8 = upsertResults.get(8);
   if (at8) {
-    const [e, off, on] = at8.map((m) => m.result.ok / m.result.elapsedS) as [number, number, number];
+    const rate = (subject: Subject) => {
+      const { result } = at8[subjects.indexOf(subject)]!;
+      return result.ok / result.elapsedS;
+    };
+    const [e, off, on] = [rate(ours), rate(pdnsOff), rate(pdnsOn)];
     const ratio = e / Math.max(off, on);
     lines.push(`≥ 5× PowerDNS upsert throughput at 8 clients: ${fmt.ratio(e, off)} vs rectify=off, ${fmt.ratio(e, on)} vs rectify=on → ${verdict(ratio >= 5)} (judged against the faster: ${fmt.ratio(ratio, 1)})`);
   } else lines.push('≥ 5× PowerDNS upsert throughput at 8 clients: not measured (add 8 to --clients)');
   const at64 = upsertResults.get(64);
   if (at64) lines.push(`zero errors at 64 clients: ${fmt.int(at64[0]!.result.errors)} errors → ${verdict(at64[0]!.result.errors === 0)}`);
   else lines.push('zero errors at 64 clients: not measured (add 64 to --clients)');
+  const errors = [...upsertResults.values()].reduce((sum, results) => sum + results[0]!.result.errors + (ourPg ? results[1]!.result.errors : 0), 0);
+  lines.push(`zero errors in every edgeplane upsert scenario: ${fmt.int(errors)} errors → ${verdict(errors === 0)}`);
   for (const [clients, results] of upsertResults) {
     const { result } = results[0]!;
     // In a closed loop the mean latency is clients ÷ throughput (Little's law): with many clients a
@@ -259,6 +291,12 @@ try {
       `p99 upsert latency < 20 ms at ${clients} clients: ${fmt.ms(result.latency.p99)} ms → ${verdict(result.latency.p99 < 20)}` +
         ` (closed loop: mean = ${clients} ÷ throughput = ${fmt.ms(littleMs)} ms)`,
     );
+  }
+  if (ourPg !== undefined && at8 !== undefined) {
+    const [sqlite, postgres] = [at8[0]!.result, at8[1]!.result];
+    const share = postgres.ok / postgres.elapsedS / (sqlite.ok / sqlite.elapsedS);
+    lines.push(`PostgreSQL ≥ half of SQLite's upsert throughput at 8 clients: ${fmt.ratio(share, 1)} → ${verdict(share >= 0.5)}`);
+    lines.push(`PostgreSQL p99 upsert latency < 50 ms at 8 clients: ${fmt.ms(postgres.latency.p99)} ms → ${verdict(postgres.latency.p99 < 50)}`);
   }
   console.log(`\nTargets (edgeplane)\n${lines.map((l) => `  ${l}`).join('\n')}`);
 } catch (e) {

@@ -2,12 +2,18 @@
 // bump, its zone journal entry (journal/journal-change.ts), the webhook outbox row and the NOTIFY
 // for other nodes; after the commit, the in-process change feed (which never fails the request:
 // the change is committed by then).
+//
+// A change that declares its names up front gets their RRsets, read once after the zone is locked;
+// when it also says what is at those names after it (`rrsetsAfter`), the journal takes both from
+// there and the DNS threads of this process are handed the rows with the change, so nothing is read
+// twice (docs/dns-server.md, "Changes and convergence").
 import { enqueueWebhook } from '../events/webhook-outbox.ts';
 import { notifyOtherNodes, type ZoneChange } from '../events/change-feed.ts';
 import type { Db } from '../store/database.ts';
+import { rrsetsAtNames, type RrsetWithRecords } from '../store/rrsets.ts';
 import { lockZone, updateZone, type ZoneRow } from '../store/zones.ts';
 import type { DnsContext } from './context.ts';
-import { journalChange, servedBefore } from './journal/journal-change.ts';
+import { journalChange } from './journal/journal-change.ts';
 import { nextSerial } from './soa.ts';
 import { parseJson } from './views.ts';
 
@@ -31,30 +37,52 @@ export interface ChangeOutcome<T> {
    * then). Each must be among the names the change declared up front, or the journal is cleared.
    */
   changedNames?: string[];
+  /**
+   * Every RRset at `changedNames` after the change, with its records, as written: the journal and
+   * the DNS threads take them from here instead of reading them back. Absent: they read the store.
+   */
+  rrsetsAfter?: RrsetWithRecords[];
+  /**
+   * The changes this outcome stands for (RRset writes committed together, rrset-batch.ts): the
+   * serial steps once for each, as it would have committed alone. 1 when absent.
+   */
+  changes?: number;
 }
 
 export interface ChangeOptions {
-  /** The owner names whose RRsets the work may change: read before it, for the zone journal. */
+  /** The owner names whose RRsets the work may change: read before it, for the work and the zone journal. */
   names?: readonly string[];
 }
 
 export async function commitZoneChange<T>(
   ctx: DnsContext,
   zoneId: number,
-  work: (tx: Db, zone: ZoneRow) => Promise<ChangeOutcome<T>>,
+  /** `here`: the RRsets (with records) at the declared names before the change; empty without names. */
+  work: (tx: Db, zone: ZoneRow, here: RrsetWithRecords[]) => Promise<ChangeOutcome<T>>,
   options: ChangeOptions = {},
 ): Promise<{ result: T; serial: number | undefined }> {
   const { store, config } = ctx;
   const committed = await store.db.transaction().execute(async (tx) => {
     const zone = await lockZone(tx, store.engine, zoneId);
     const bounds = { versions: config.dnsJournalVersions, bytes: config.dnsJournalBytes };
-    const before = options.names === undefined ? undefined : await servedBefore(tx, zoneId, options.names, bounds);
-    const outcome = await work(tx, zone);
+    const here = options.names === undefined ? [] : await rrsetsAtNames(tx, zoneId, options.names);
+    const outcome = await work(tx, zone, here);
     if (outcome.unchanged === true) return { result: outcome.result, change: undefined, webhookQueued: false };
-    const serial = nextSerial(zone.serial, outcome.requestedSerial);
+    let serial = nextSerial(zone.serial, outcome.requestedSerial);
+    for (let step = 1; step < (outcome.changes ?? 1); step++) serial = nextSerial(serial, undefined);
     const now = new Date().toISOString();
     const version = await updateZone(tx, zoneId, { ...outcome.zoneFields, serial, updated_at: now });
-    await journalChange(tx, { zone, after: { ...zone, ...outcome.zoneFields, serial }, version, before, changedNames: outcome.changedNames, bounds });
+    const after = { ...zone, ...outcome.zoneFields, serial, version, updated_at: now };
+    const names = outcome.changedNames;
+    await journalChange(tx, {
+      zone,
+      after,
+      version,
+      before: options.names === undefined ? undefined : { names: new Set(options.names), rrsets: here },
+      changedNames: names,
+      rrsetsAfter: outcome.rrsetsAfter,
+      bounds,
+    });
 
     const meta = parseJson<Record<string, unknown>>(outcome.zoneFields?.meta ?? zone.meta);
     const changes = outcome.rrsetChanges;
@@ -64,8 +92,8 @@ export async function commitZoneChange<T>(
       const method = typeof meta['webhook_method'] === 'string' ? meta['webhook_method'] : 'POST';
       await enqueueWebhook(tx, { zoneId, url: String(meta['webhook']), method, payload: changes });
     }
-    const names = outcome.changedNames;
-    const change: ZoneChange = { zoneId, zone: zone.name, serial, version, previous: names === undefined ? undefined : zone.version, deleted: false, names };
+    const written = names === undefined || outcome.rrsetsAfter === undefined ? undefined : { zone: after, rrsets: outcome.rrsetsAfter };
+    const change: ZoneChange = { zoneId, zone: zone.name, serial, version, previous: names === undefined ? undefined : zone.version, deleted: false, names, written };
     await notifyOtherNodes(tx, store.engine, change);
     return { result: outcome.result, change, webhookQueued };
   });

@@ -1,14 +1,15 @@
-// RRset use cases. Every write goes through commitZoneChange (serial, webhook, change feed) and
-// checks the rules that involve other RRsets of the zone: CNAME alone at its name and never at the
-// apex, DS only at delegation points, the apex NS kept.
+// RRset use cases. Every write goes through commitZoneChange (serial, webhook, change feed), the
+// writes of one zone that arrive together in one transaction (rrset-batch.ts), and checks the rules
+// that involve other RRsets of the zone: CNAME alone at its name and never at the apex, DS only at
+// delegation points, the apex NS kept.
 import type { Principal } from '../accounts/principal.ts';
 import { conflict, invalid } from '../errors.ts';
-import { deleteRrset as deleteRrsetRow, findRrset, rrsetsAtName, listRrsets as listRrsetRows, withRecords, upsertRrset, type RrsetOrder } from '../store/rrsets.ts';
+import { deleteRrset as deleteRrsetRow, findRrset, listRrsets as listRrsetRows, withRecords, upsertRrset, type RrsetOrder } from '../store/rrsets.ts';
 import { callerZone, recordNotFound } from './access.ts';
-import { commitZoneChange } from './commit.ts';
 import { checkNeighbours, type Target } from './neighbours.ts';
 import type { DnsContext } from './context.ts';
 import { NameError, ownerName } from './names.ts';
+import { commitRrsetWrite } from './rrset-batch.ts';
 import { recordType } from './rrtypes/index.ts';
 import { validateRrsetBody, type ValidRrset } from './rrset-input.ts';
 import { rrsetView } from './views.ts';
@@ -65,32 +66,40 @@ export async function writeRrset(
 ) {
   const t = await rrsetTarget(ctx, caller, path.zone, path.name, path.type);
   const valid = validateRrsetBody(body, t.type, t.zone.name);
-  const { result } = await commitZoneChange(ctx, t.zone.id, async (tx) => {
-    const here = await rrsetsAtName(tx, t.zone.id, t.name);
+  return commitRrsetWrite(ctx, t.zone.id, [t.name], async (tx, _zone, here) => {
     const existing = here.find((r) => r.type === t.type.type);
     if (existing && mode === 'create') throw conflict(`RRset ${t.name} ${t.type.type} already exists; use PUT to change it`);
     checkNeighbours(t, here.map((r) => r.type));
     const { rrset, created } = await upsertRrset(tx, t.zone.id, stored(valid, t), new Date().toISOString(), existing);
-    const view = rrsetView(rrset, ctx.config.compat);
-    return { result: rrset, changedNames: [t.name], rrsetChanges: { created: created ? [view] : [], updated: created ? [] : [view], deleted: [] } };
-  }, { names: [t.name] });
-  return rrsetView(result, ctx.config.compat, valid.warnings);
+    // One view: the answer's, and the webhook's without the warnings (which concern the request).
+    const view = rrsetView(rrset, ctx.config.compat, valid.warnings);
+    const hooked = valid.warnings.length === 0 ? view : { ...view, warning: '', warnings: [] };
+    return {
+      result: view,
+      changedNames: [t.name],
+      rrsetsAfter: [...here.filter((r) => r !== existing), rrset],
+      rrsetChanges: { created: created ? [hooked] : [], updated: created ? [] : [hooked], deleted: [] },
+    };
+  });
 }
 
 export async function deleteRrset(ctx: DnsContext, caller: Principal, zonePath: string, namePath: string, typePath: string): Promise<void> {
   const t = await rrsetTarget(ctx, caller, zonePath, namePath, typePath);
   if (t.type.type === 'NS' && t.name === t.zone.name) throw conflict('the apex NS RRset cannot be deleted; replace it with PUT');
-  await commitZoneChange(ctx, t.zone.id, async (tx) => {
-    const here = await rrsetsAtName(tx, t.zone.id, t.name);
+  await commitRrsetWrite(ctx, t.zone.id, [t.name], async (tx, _zone, here) => {
     const row = here.find((r) => r.type === t.type.type);
     if (row === undefined) throw recordNotFound();
     if (t.type.type === 'NS' && here.some((r) => r.type === 'DS')) {
       throw conflict(`delete the DS RRset at ${t.name} before its NS`);
     }
-    const [rrset] = await withRecords(tx, [row]);
     await deleteRrsetRow(tx, row.id);
-    return { result: undefined, changedNames: [t.name], rrsetChanges: { created: [], updated: [], deleted: rrset ? [rrsetView(rrset, ctx.config.compat)] : [] } };
-  }, { names: [t.name] });
+    return {
+      result: undefined,
+      changedNames: [t.name],
+      rrsetsAfter: here.filter((r) => r !== row),
+      rrsetChanges: { created: [], updated: [], deleted: [rrsetView(row, ctx.config.compat)] },
+    };
+  });
 }
 
 export interface RrsetListQuery {

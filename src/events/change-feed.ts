@@ -4,6 +4,8 @@
 // so other nodes hear it exactly when it commits.
 import { sql } from 'kysely';
 import type { Db, Engine } from '../store/database.ts';
+import type { RrsetWithRecords } from '../store/rrsets.ts';
+import type { ZoneRow } from '../store/zones.ts';
 
 export interface ZoneChange {
   zoneId: number;
@@ -20,6 +22,17 @@ export interface ZoneChange {
   deleted: boolean;
   /** Owner names whose RRsets changed; undefined when anything about the zone may have. */
   names?: string[] | undefined;
+  /**
+   * What the change wrote, handed to the DNS threads of this process with it so they need not read
+   * it back: the zone row after the change and every RRset at `names` then. Only with `names`;
+   * never sent to other nodes (they read the store).
+   */
+  written?: WrittenNames | undefined;
+}
+
+export interface WrittenNames {
+  zone: ZoneRow;
+  rrsets: RrsetWithRecords[];
 }
 
 export interface ResourceChange {
@@ -71,9 +84,10 @@ export async function notifyResourceChange(tx: Db, engine: Engine, change: Resou
 /** Queues the change for other nodes; PostgreSQL delivers it only if the transaction commits. */
 export async function notifyOtherNodes(tx: Db, engine: Engine, change: ZoneChange): Promise<void> {
   if (engine !== 'postgres') return;
-  // NOTIFY payloads stop at 8000 bytes; past that, listeners reload the whole zone.
-  const payload = JSON.stringify(change);
-  const fitting = payload.length < 7900 ? payload : JSON.stringify({ ...change, names: undefined });
+  // NOTIFY payloads stop at 8000 bytes; past that, listeners reload the whole zone. What the change
+  // wrote stays here: other nodes read the names from the store.
+  const payload = JSON.stringify({ ...change, written: undefined });
+  const fitting = payload.length < 7900 ? payload : JSON.stringify({ ...change, names: undefined, written: undefined });
   await sql`select pg_notify(${notifyChannel}, ${fitting})`.execute(tx);
 }
 

@@ -1,6 +1,6 @@
 // The zone journal repository (0013_zone_journal.ts): entries appended in the transaction of each
 // change, pruned right there to the per-zone bounds, and the entries an incremental transfer needs.
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from './database.ts';
 import type { ZoneJournalTable } from './schema.ts';
 
@@ -27,14 +27,20 @@ export async function appendJournal(db: Db, entry: Insertable<ZoneJournalTable>,
     return;
   }
   await db.insertInto('zone_journal').values(entry).execute();
-  const rows = await db.selectFrom('zone_journal').select(['version', 'size']).where('zone_id', '=', entry.zone_id).orderBy('version', 'desc').execute();
-  let bytes = 0;
-  const cut = rows.findIndex((row, index) => {
-    bytes += row.size;
-    return index >= bounds.versions || bytes > bounds.bytes;
-  });
-  const oldestDropped = rows[cut];
-  if (oldestDropped !== undefined) await db.deleteFrom('zone_journal').where('zone_id', '=', entry.zone_id).where('version', '<=', oldestDropped.version).execute();
+  // One statement, nothing sent back: the entry past the count bound comes from the (zone_id,
+  // version) index; the entries are walked for the byte bound only when their sum crosses it (a
+  // CASE evaluates its branch only then). Newest first, the first entry past either bound and
+  // everything older go.
+  const zoneId = entry.zone_id;
+  await sql`
+    delete from zone_journal where zone_id = ${zoneId} and (
+      version <= (select version from zone_journal where zone_id = ${zoneId} order by version desc limit 1 offset ${bounds.versions})
+      or version <= (case when (select sum(size) from zone_journal where zone_id = ${zoneId}) > ${bounds.bytes} then (
+        select max(version) from (
+          select version, sum(size) over (order by version desc) as kept from zone_journal where zone_id = ${zoneId}
+        ) as newest_first where kept > ${bounds.bytes}
+      ) end)
+    )`.execute(db);
 }
 
 /**

@@ -167,6 +167,31 @@ for (const engine of engines()) {
       assert.equal(zones.get('order.test')?.head.version, third.version);
     });
 
+    test('a change handed with what it wrote is applied without reading the store; without it, its names are read', async () => {
+      await createZone(ctx, caller, { name: 'written.test' });
+      const handedData = await thread(store, false);
+      const fromStore = await thread(store, false);
+      // No checks: only the changes handed to them.
+      await handedData.sync.stop();
+      await fromStore.sync.stop();
+      published.length = 0;
+      await put('written.test', 'www.written.test', '192.0.2.30');
+      await put('written.test', 'www.written.test', '192.0.2.31');
+      const [first] = published;
+      assert.ok(first?.written !== undefined);
+      assert.deepEqual(first.written.rrsets.map((r) => [r.name, r.type, r.records.map((rec) => rec.content)]), [['www.written.test', 'A', ['["192.0.2.30"]']]]);
+      assert.equal(first.written.zone.serial, first.serial);
+      // The store has moved on since the first change: a thread that took it from the store would
+      // serve the second change's address under the first one's version.
+      assert.equal(await handedData.sync.apply(first), true);
+      assert.deepEqual(served(handedData.zones, 'www.written.test'), ['192.0.2.30']);
+      assert.equal(handedData.zones.get('written.test')?.head.version, first.version);
+      assert.equal(handedData.zones.get('written.test')?.head.serial, first.serial);
+      // The same change as another node hears it (PostgreSQL NOTIFY): the names are read.
+      assert.equal(await fromStore.sync.apply({ ...first, written: undefined }), true);
+      assert.deepEqual(served(fromStore.zones, 'www.written.test'), ['192.0.2.31']);
+    });
+
     test('a change that keeps failing is given up for the moment, never thrown, and served once a check reloads the zone', async () => {
       await createZone(ctx, caller, { name: 'flaky.test' });
       await put('flaky.test', 'www.flaky.test', '192.0.2.1');

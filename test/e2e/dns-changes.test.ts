@@ -80,7 +80,7 @@ for (const engine of engines()) {
       const client = new pg.Client({ connectionString: service.env['EDGEPLANE_DATABASE_URL'] });
       await client.connect();
       try {
-        const heard: { zone: string; serial: number }[] = [];
+        const heard: { zone: string; serial: number; names?: string[]; written?: unknown }[] = [];
         client.on('notification', (n) => heard.push(JSON.parse(n.payload ?? '{}') as { zone: string; serial: number }));
         await client.query('LISTEN edgeplane_zone_changes');
         await dns('POST', '/dns/v2/zones', { name: 'feed.example' });
@@ -94,6 +94,9 @@ for (const engine of engines()) {
         assert.equal(serials.length, 3);
         assert.equal(serials[2], serial);
         assert.equal(serials[1], serial - 1);
+        // The RRset change names its name; the rows it wrote go to this process's DNS threads only.
+        const put = heard.filter((h) => h.zone === 'feed.example')[1];
+        assert.deepEqual([put?.names, put?.written], [['www.feed.example'], undefined]);
       } finally {
         await client.end();
       }

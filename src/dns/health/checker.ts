@@ -6,7 +6,7 @@
 // work (coordination.ts): a node probes the records whose locks it holds, and follows the states the
 // others store for the rest.
 import type { FastifyBaseLogger } from 'fastify';
-import type { HealthChange } from '../../events/change-feed.ts';
+import type { HealthChange, ZoneChange } from '../../events/change-feed.ts';
 import type { Db, Engine } from '../../store/database.ts';
 import { failoverState, failoverStates, storeVerdict, type FailoverState } from '../../store/failover.ts';
 import { healthCheckedRrsets } from '../../store/rrsets.ts';
@@ -115,6 +115,21 @@ export class HealthChecker {
       }
     })().finally(() => (this.#refreshing = undefined));
     return this.#refreshing;
+  }
+
+  /**
+   * Whether a zone change may change what is checked, so refresh() should follow it. A change of
+   * names that came with what it wrote does not when no RRset at those names is health-checked,
+   * after it (what it wrote) or before it (the targets), and no scan under way may have read the
+   * store before it; anything else may (another node's change, a zone-wide one).
+   */
+  concerns(change: ZoneChange): boolean {
+    const written = change.written;
+    if (written === undefined || change.names === undefined || this.#refreshing !== undefined || this.#skipped > 0) return true;
+    if (written.rrsets.some((r) => r.healthcheck === 1)) return true;
+    const names = new Set(change.names);
+    for (const target of this.#targets.values()) if (names.has(target.record.owner)) return true;
+    return false;
   }
 
   stop(): void {

@@ -1,11 +1,13 @@
 // Journaling one committed change (commit.ts): the served records at the names a change may touch
-// are read before it and again after it, and the difference is appended to the zone journal with
-// the SOA it leaves and the SOA it reaches, in the change's own transaction. A change of zone
-// fields alone (SOA values, enabling, DNSSEC: transfers carry no signer records) journals the SOA
-// only. A change of names not read before cannot be told: the zone's journal is cleared, and
-// secondaries behind it get full transfers (RFC 1995 §4 allows that answer).
+// before it and after it, and the difference is appended to the zone journal with the SOA it leaves
+// and the SOA it reaches, in the change's own transaction. The RRsets before are those commit.ts
+// read for the change; those after are what the change wrote when it says (`rrsetsAfter`), read
+// again otherwise. A change of zone fields alone (SOA values, enabling, DNSSEC: transfers carry no
+// signer records) journals the SOA only. A change of names not read before cannot be told: the
+// zone's journal is cleared, and secondaries behind it get full transfers (RFC 1995 §4 allows that
+// answer).
 import type { Db } from '../../store/database.ts';
-import { rrsetsAtNames } from '../../store/rrsets.ts';
+import { rrsetsAtNames, type RrsetWithRecords } from '../../store/rrsets.ts';
 import { appendJournal, clearJournal, type JournalBounds } from '../../store/zone-journal.ts';
 import type { ZoneRow } from '../../store/zones.ts';
 import type { WireRecord } from '../server/response.ts';
@@ -14,16 +16,10 @@ import { difference, encodeRecords, transferRecordsOf } from './journal-records.
 
 const soaType = 6;
 
-/** What a transfer held at some names before a change. */
-export interface ServedBefore {
+/** The RRsets at the names a change declared, read before it. */
+export interface RrsetsBefore {
   names: ReadonlySet<string>;
-  records: WireRecord[];
-}
-
-/** Read before a change of `names`; undefined when no journal is kept (nothing to read it for). */
-export async function servedBefore(db: Db, zoneId: number, names: readonly string[], bounds: JournalBounds): Promise<ServedBefore | undefined> {
-  if (bounds.versions < 1) return undefined;
-  return { names: new Set(names), records: transferRecordsOf(await rrsetsAtNames(db, zoneId, names)) };
+  rrsets: readonly RrsetWithRecords[];
 }
 
 type SoaFields = Pick<ZoneRow, 'name' | 'primary_server' | 'contact' | 'serial' | 'refresh' | 'retry' | 'expiry' | 'nx_ttl'>;
@@ -37,21 +33,33 @@ export interface JournaledChange {
   after: SoaFields;
   version: number;
   /** Read before the change; undefined when the change declared no names. */
-  before: ServedBefore | undefined;
+  before: RrsetsBefore | undefined;
   /** The names the change reports; undefined for a change of zone fields alone. */
   changedNames: readonly string[] | undefined;
+  /** Every RRset at `changedNames` after the change, when the change says; read otherwise. */
+  rrsetsAfter: readonly RrsetWithRecords[] | undefined;
   bounds: JournalBounds;
 }
 
 export async function journalChange(db: Db, change: JournaledChange): Promise<void> {
   const { zone, before, changedNames } = change;
+  // No journal kept: whatever an earlier setting kept goes (appendJournal would clear it too).
+  if (change.bounds.versions < 1) {
+    await clearJournal(db, zone.id);
+    return;
+  }
   let diff: { removed: WireRecord[]; added: WireRecord[] } = { removed: [], added: [] };
   if (changedNames !== undefined && changedNames.length > 0) {
     if (before === undefined || changedNames.some((name) => !before.names.has(name))) {
       await clearJournal(db, zone.id);
       return;
     }
-    diff = difference(before.records, transferRecordsOf(await rrsetsAtNames(db, zone.id, [...before.names])));
+    // What was written covers the changed names; the other declared names are as they were.
+    const changed = new Set(changedNames);
+    diff =
+      change.rrsetsAfter === undefined
+        ? difference(transferRecordsOf(before.rrsets), transferRecordsOf(await rrsetsAtNames(db, zone.id, [...before.names])))
+        : difference(transferRecordsOf(before.rrsets.filter((r) => changed.has(r.name))), transferRecordsOf(change.rrsetsAfter));
   }
   const removed = encodeRecords([soaRecord(zone), ...diff.removed]);
   const added = encodeRecords([soaRecord(change.after), ...diff.added]);

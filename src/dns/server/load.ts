@@ -1,5 +1,6 @@
 // Building zone views from the store: a whole zone at start or after a zone-wide change, and only
-// the touched owner names after an RRset change (so a write to a large zone costs one name's reads).
+// the touched owner names after an RRset change (so a write to a large zone costs one name's reads,
+// or none when the change comes with what it wrote).
 import type { Sealer } from '../../crypto/sealed.ts';
 import type { Db } from '../../store/database.ts';
 import type { ZoneSigner } from '../dnssec/signer.ts';
@@ -87,5 +88,15 @@ export async function refreshNames(db: Db, view: ZoneView, zone: ZoneRow, names:
     view.setNode(name, nodeOf(await withRecords(db, await rrsetsAtName(db, zone.id, name))));
   }
   // A change of names keeps the key: turning DNSSEC on or off reloads the whole zone.
+  view.head = zoneHead(zone, view.head.signer, version);
+}
+
+/**
+ * refreshNames() from what the change wrote instead of the store: `rrsets`, every RRset at `names`
+ * after the change, and `zone`, the zone's row after it.
+ */
+export function setNames(view: ZoneView, zone: ZoneRow, names: string[], rrsets: readonly RrsetWithRecords[], version: number): void {
+  const byName = Map.groupBy(rrsets, (r) => r.name);
+  for (const name of names) view.setNode(name, nodeOf(byName.get(name) ?? []));
   view.head = zoneHead(zone, view.head.signer, version);
 }

@@ -9,7 +9,7 @@ import type { HealthReport } from '../health/checker.ts';
 import { catalogSerial, storeVersion } from '../../store/zones.ts';
 import { catalogMembers, catalogView } from './catalog.ts';
 import type { WireRecord } from './response.ts';
-import { loadZone, refreshNames } from './load.ts';
+import { loadZone, refreshNames, setNames } from './load.ts';
 import { recordValue } from './served-rrset.ts';
 import { parentOf, rrsetOf, type ZoneView } from './zone-view.ts';
 
@@ -167,6 +167,13 @@ export class ServedZones {
 
   async #load(change: ZoneChange): Promise<void> {
     if (change.zone === this.#catalogName) return;
+    const served = this.#zones.get(change.zone);
+    const written = change.written;
+    // A change handed over with what it wrote, to a view with every change before it: nothing to read.
+    if (written !== undefined && change.names !== undefined && served?.head.id === change.zoneId && served.head.version === change.previous && written.zone.enabled === 1) {
+      setNames(served, written.zone, change.names, written.rrsets, change.version);
+      return;
+    }
     const zone: ZoneRow | undefined = await this.#db.selectFrom('zones').selectAll().where('id', '=', change.zoneId).executeTakeFirst();
     if (change.deleted || zone === undefined || zone.enabled !== 1) {
       this.#zones.delete(change.zone);

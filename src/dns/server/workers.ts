@@ -106,7 +106,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   const unavailable = udpBatchUnavailable();
   if (options.settings.udpIo === 'auto' && unavailable !== undefined) options.logger.warn(`DNS uses Node dgram for UDP: ${unavailable}`);
   // One checker per process: its verdicts go to every thread. It starts once all threads serve, and
-  // re-reads the checks after every zone change this thread applies, however it heard of it. On
+  // re-reads the checks after every zone change this thread applies that may concern them. On
   // PostgreSQL it shares the checks with the other nodes' checkers and hears their verdicts.
   const databaseUrl = options.settings.databaseUrl;
   const coordination = databaseUrl === undefined ? alone : postgresCoordination(databaseUrl, (change) => checker.heard(change), options.logger);
@@ -138,7 +138,8 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     if (options.settings.catalog !== undefined && change.names === undefined) notifySecondaries(options.settings.catalog, options.notify, notifyKey, options.logger);
   };
   const onZoneChange = (change: ZoneChange, served: boolean) => {
-    refreshChecks();
+    // Most RRset writes touch no health-checked RRset: no scan of the checks for those.
+    if (checker.concerns(change)) refreshChecks();
     if (options.changes === undefined) notifyOf(change, served);
   };
   // A thread that caught up on a zone by itself may serve a version secondaries have not heard of.

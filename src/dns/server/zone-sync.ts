@@ -51,7 +51,7 @@ interface Behind {
 type Outcome = 'applied' | 'current' | 'failed';
 
 /** The same change, applied by reading the whole zone. */
-const reloadOf = (change: ZoneChange): ZoneChange => ({ ...change, names: undefined, previous: undefined });
+const reloadOf = (change: ZoneChange): ZoneChange => ({ ...change, names: undefined, previous: undefined, written: undefined });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,0 +1,145 @@
+// RRset writes of one zone that arrive together are committed together (src/dns/rrset-batch.ts),
+// against a real store (SQLite file, PostgreSQL database), through the RRset use cases: each write
+// gets its own answer and serial step, a refused one fails alone, an error of another kind reaches
+// only its own write, and a DNS thread fed the changes, the store and the zone journal all end up
+// with every write, in order.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Principal } from '../../src/accounts/principal.ts';
+import { sealer } from '../../src/crypto/sealed.ts';
+import type { DnsContext } from '../../src/dns/context.ts';
+import { commitRrsetWrite } from '../../src/dns/rrset-batch.ts';
+import { deleteRrset, getRrset, writeRrset } from '../../src/dns/rrsets.ts';
+import { ServedZones } from '../../src/dns/server/served-zones.ts';
+import { rrsetOf } from '../../src/dns/server/zone-view.ts';
+import { createZone } from '../../src/dns/zones.ts';
+import { ApiError } from '../../src/errors.ts';
+import { ChangeFeed, type ZoneChange } from '../../src/events/change-feed.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { migrateToLatest } from '../../src/store/migrate.ts';
+import { upsertRrset } from '../../src/store/rrsets.ts';
+import { journalChain } from '../../src/store/zone-journal.ts';
+import { createPostgresDatabase, engines, type TestDatabase } from '../support/engines.ts';
+
+const secret = new Uint8Array(32).fill(7);
+const aType = 1;
+
+for (const engine of engines()) {
+  describe(`RRset writes committed together (${engine})`, () => {
+    let dir: string;
+    let database: TestDatabase | undefined;
+    let store: Store;
+    let ctx: DnsContext;
+    let caller: Principal;
+    const published: ZoneChange[] = [];
+    const put = (zone: string, name: string, address: string, mode: 'create' | 'upsert' = 'upsert') =>
+      writeRrset(ctx, caller, { zone, name, type: 'A' }, { ttl: 60, resource_records: [{ content: [address] }] }, mode);
+    const zoneRow = (name: string) => store.db.selectFrom('zones').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
+    const addresses = async (zone: string, name: string) => {
+      const rrset = await getRrset(ctx, caller, zone, name, 'A').catch(() => undefined);
+      return rrset?.resource_records.map((r) => r.content[0]);
+    };
+
+    before(async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-batch-'));
+      database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
+      store = openStore({ dataDir: dir, databaseUrl: database?.url });
+      await migrateToLatest(store);
+      const account = await store.db
+        .insertInto('accounts')
+        .values({ name: 'a', email: 'a@example.com', operator: 0, created_at: new Date().toISOString() })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      caller = { accountId: account.id, userId: 0, role: 'Administrators', operator: false, tokenId: undefined };
+      const changes = new ChangeFeed((e) => assert.fail(String(e)));
+      changes.subscribe((change) => {
+        published.push(change);
+        return Promise.resolve();
+      });
+      ctx = { store, config: { compat: 'seed', nameservers: ['ns1.example.net'], zoneAllowReserved: [], webhookAllowPrivate: false, dnsJournalVersions: 100, dnsJournalBytes: 1024 * 1024 }, sealer: sealer(secret), changes, wakeWebhooks: () => undefined };
+    });
+    after(async () => {
+      await store.close();
+      await database?.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    test('concurrent writes: each its own answer, refused ones alone, all served and journaled in order', async () => {
+      await createZone(ctx, caller, { name: 'batch.test' });
+      await put('batch.test', 'taken.batch.test', '192.0.2.1');
+      const zone = await zoneRow('batch.test');
+      const served = new ServedZones(store.db, sealer(secret));
+      await served.loadAll();
+      published.length = 0;
+
+      const outcomes = await Promise.allSettled([
+        ...Array.from({ length: 10 }, (_, i) => put('batch.test', `h${String(i)}.batch.test`, `198.51.100.${String(i + 1)}`)),
+        put('batch.test', 'taken.batch.test', '192.0.2.9', 'create'),
+        deleteRrset(ctx, caller, 'batch.test', 'missing.batch.test', 'A'),
+        // Two writes of one name in one batch: the second sees the first's and wins.
+        put('batch.test', 'twice.batch.test', '203.0.113.1', 'create'),
+        put('batch.test', 'twice.batch.test', '203.0.113.2'),
+        deleteRrset(ctx, caller, 'batch.test', 'h0.batch.test', 'A'),
+      ]);
+      const statuses = outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : o.reason instanceof ApiError ? o.reason.status : String(o.reason)));
+      assert.deepEqual(statuses, [...Array(10).fill('ok'), 409, 404, 'ok', 'ok', 'ok']);
+      const second = outcomes[1];
+      const answer = second.status === 'fulfilled' ? (second.value as Awaited<ReturnType<typeof put>>) : undefined;
+      assert.equal(answer?.resource_records[0]?.content[0], '198.51.100.2');
+
+      // Fewer commits than writes: those arriving during the first were committed together.
+      assert.ok(published.length >= 2 && published.length < 13, `${String(published.length)} changes published`);
+      for (const [i, change] of published.entries()) {
+        assert.equal(change.previous, i === 0 ? zone.version : published[i - 1]?.version);
+        assert.equal(await served.apply(change), true);
+      }
+      const view = (name: string) => {
+        const rdata = rrsetOf(served.get('batch.test')?.node(name), aType)?.rdata;
+        return rdata === undefined ? undefined : (typeof rdata === 'string' ? [rdata] : [...rdata]).map((r) => Buffer.from(r, 'latin1').join('.'));
+      };
+      assert.deepEqual([view('h0.batch.test'), view('h1.batch.test'), view('twice.batch.test'), view('taken.batch.test')], [undefined, ['198.51.100.2'], ['203.0.113.2'], ['192.0.2.1']]);
+      assert.deepEqual([await addresses('batch.test', 'h0'), await addresses('batch.test', 'h9'), await addresses('batch.test', 'twice')], [undefined, ['198.51.100.10'], ['203.0.113.2']]);
+
+      // One serial step per write that changed something, and the journal leads from the serial
+      // before to the last, one entry per commit.
+      const last = published.at(-1);
+      assert.ok(last !== undefined);
+      assert.equal(last.serial, (await zoneRow('batch.test')).serial);
+      assert.equal(last.serial, zone.serial + 13);
+      const chain = await journalChain(store.db, zone.id, zone.serial, last.serial, last.version);
+      assert.equal(chain?.length, published.length);
+      const added = chain.flatMap((entry) => (JSON.parse(entry.added) as [string, number][]).filter(([, type]) => type === aType).map(([name]) => name));
+      const removed = chain.flatMap((entry) => (JSON.parse(entry.removed) as [string, number][]).filter(([, type]) => type === aType).map(([name]) => name));
+      // h0 was added and deleted within one commit or across two; twice.batch.test ends with one record.
+      assert.equal(added.filter((n) => n === 'h5.batch.test').length, 1);
+      assert.equal(added.filter((n) => n === 'twice.batch.test').length - removed.filter((n) => n === 'twice.batch.test').length, 1);
+      assert.equal(added.filter((n) => n === 'h0.batch.test').length, removed.filter((n) => n === 'h0.batch.test').length);
+      assert.ok(!added.includes('taken.batch.test') && !removed.includes('missing.batch.test'));
+    });
+
+    test('an error other than a refusal rolls the batch back, and only its own write fails', async () => {
+      await createZone(ctx, caller, { name: 'broken.test' });
+      const zone = await zoneRow('broken.test');
+      const write = (name: string, fail: boolean) =>
+        commitRrsetWrite(ctx, zone.id, [name], async (tx, _zone, here) => {
+          const data = { name, type: 'A', ttl: 60, meta: '{}', pickers: null, healthcheck: 0, records: [{ content: '["192.0.2.7"]', enabled: 1, meta: '{}' }] };
+          const { rrset } = await upsertRrset(tx, zone.id, data, new Date().toISOString(), here.find((r) => r.type === 'A'));
+          // After writing: only a rollback of the whole batch undoes this.
+          if (fail) throw new Error('the store failed');
+          return { result: name, changedNames: [name], rrsetsAfter: [...here.filter((r) => r.type !== 'A'), rrset], rrsetChanges: { created: [], updated: [], deleted: [] } };
+        });
+      const outcomes = await Promise.allSettled([write('a.broken.test', false), write('b.broken.test', false), write('c.broken.test', true), write('d.broken.test', false)]);
+      assert.deepEqual(
+        outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message)),
+        ['a.broken.test', 'b.broken.test', 'the store failed', 'd.broken.test'],
+      );
+      assert.deepEqual(
+        await Promise.all(['a', 'b', 'c', 'd'].map((n) => addresses('broken.test', n))),
+        [['192.0.2.7'], ['192.0.2.7'], undefined, ['192.0.2.7']],
+      );
+    });
+  });
+}
