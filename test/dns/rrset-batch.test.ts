@@ -4,35 +4,29 @@
 // only its own write, and a DNS thread fed the changes, the store and the zone journal all end up
 // with every write, in order.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Principal } from '../../src/accounts/principal.ts';
 import { sealer } from '../../src/crypto/sealed.ts';
-import type { DnsContext } from '../../src/dns/context.ts';
 import { commitRrsetWrite } from '../../src/dns/rrset-batch.ts';
 import { deleteRrset, getRrset, writeRrset } from '../../src/dns/rrsets.ts';
 import { ServedZones } from '../../src/dns/server/served-zones.ts';
 import { rrsetOf } from '../../src/dns/server/zone-view.ts';
 import { createZone } from '../../src/dns/zones.ts';
 import { ApiError } from '../../src/errors.ts';
-import { ChangeFeed, type ZoneChange } from '../../src/events/change-feed.ts';
-import { openStore, type Store } from '../../src/store/database.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
+import type { ZoneChange } from '../../src/events/change-feed.ts';
+import type { Store } from '../../src/store/database.ts';
 import { upsertRrset } from '../../src/store/rrsets.ts';
 import { journalChain } from '../../src/store/zone-journal.ts';
-import { createPostgresDatabase, engines, type TestDatabase } from '../support/engines.ts';
+import { engines } from '../support/engines.ts';
+import { dnsStoreSecret, openDnsStore, type DnsStore } from '../support/dns-store.ts';
 
-const secret = new Uint8Array(32).fill(7);
 const aType = 1;
 
 for (const engine of engines()) {
   describe(`RRset writes committed together (${engine})`, () => {
-    let dir: string;
-    let database: TestDatabase | undefined;
+    let fixture: DnsStore;
     let store: Store;
-    let ctx: DnsContext;
+    let ctx: DnsStore['ctx'];
     let caller: Principal;
     const published: ZoneChange[] = [];
     const put = (zone: string, name: string, address: string, mode: 'create' | 'upsert' = 'upsert') =>
@@ -44,34 +38,16 @@ for (const engine of engines()) {
     };
 
     before(async () => {
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-batch-'));
-      database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
-      store = openStore({ dataDir: dir, databaseUrl: database?.url });
-      await migrateToLatest(store);
-      const account = await store.db
-        .insertInto('accounts')
-        .values({ name: 'a', email: 'a@example.com', operator: 0, created_at: new Date().toISOString() })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      caller = { accountId: account.id, userId: 0, role: 'Administrators', operator: false, tokenId: undefined };
-      const changes = new ChangeFeed((e) => assert.fail(String(e)));
-      changes.subscribe((change) => {
-        published.push(change);
-        return Promise.resolve();
-      });
-      ctx = { store, config: { compat: 'seed', nameservers: ['ns1.example.net'], zoneAllowReserved: [], webhookAllowPrivate: false, dnsJournalVersions: 100, dnsJournalBytes: 1024 * 1024 }, sealer: sealer(secret), changes, wakeWebhooks: () => undefined };
+      fixture = await openDnsStore(engine, published);
+      ({ store, ctx, caller } = fixture);
     });
-    after(async () => {
-      await store.close();
-      await database?.drop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
+    after(() => fixture.close());
 
     test('concurrent writes: each its own answer, refused ones alone, all served and journaled in order', async () => {
       await createZone(ctx, caller, { name: 'batch.test' });
       await put('batch.test', 'taken.batch.test', '192.0.2.1');
       const zone = await zoneRow('batch.test');
-      const served = new ServedZones(store.db, sealer(secret));
+      const served = new ServedZones(store.db, sealer(dnsStoreSecret));
       await served.loadAll();
       published.length = 0;
 

@@ -2,27 +2,22 @@
 // the DNS use cases: changes the thread never hears of, hears out of order, or fails to apply still
 // end up served as the store has them, by the thread's own version check.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import type { Principal } from '../../src/accounts/principal.ts';
 import { sealer } from '../../src/crypto/sealed.ts';
-import type { DnsContext } from '../../src/dns/context.ts';
 import { writeRrset } from '../../src/dns/rrsets.ts';
 import { ApplyFaults } from '../../src/dns/server/apply-faults.ts';
 import { ServedZones } from '../../src/dns/server/served-zones.ts';
 import { rrsetOf } from '../../src/dns/server/zone-view.ts';
 import { ZoneSync } from '../../src/dns/server/zone-sync.ts';
 import { createZone, deleteZone, setZoneEnabled, updateZone } from '../../src/dns/zones.ts';
-import { ChangeFeed, type ZoneChange } from '../../src/events/change-feed.ts';
-import { openStore, type Store } from '../../src/store/database.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
-import { createPostgresDatabase, engines, type TestDatabase } from '../support/engines.ts';
+import type { ZoneChange } from '../../src/events/change-feed.ts';
+import type { Store } from '../../src/store/database.ts';
+import { engines } from '../support/engines.ts';
+import { dnsStoreSecret, openDnsStore, type DnsStore } from '../support/dns-store.ts';
 
-const secret = new Uint8Array(32).fill(7);
 const logger = pino({ level: 'silent' });
 const aType = 1;
 
@@ -31,7 +26,7 @@ const aType = 1;
  * `faults`: `zone:times` failures to inject.
  */
 async function thread(store: Store, handed: boolean, faults: Record<string, number> = {}) {
-  const zones = new ServedZones(store.db, sealer(secret));
+  const zones = new ServedZones(store.db, sealer(dnsStoreSecret));
   const metrics = new Registry();
   const caughtUp: string[] = [];
   const sync = new ZoneSync({
@@ -69,10 +64,9 @@ async function eventually(condition: () => boolean, what: string, ms = 10_000): 
 
 for (const engine of engines()) {
   describe(`a DNS thread keeps up with the ${engine} store`, () => {
-    let dir: string;
-    let database: TestDatabase | undefined;
+    let fixture: DnsStore;
     let store: Store;
-    let ctx: DnsContext;
+    let ctx: DnsStore['ctx'];
     let caller: Principal;
     /** Every change the use cases publish; no DNS thread is subscribed, so every one is missed. */
     const published: ZoneChange[] = [];
@@ -80,28 +74,10 @@ for (const engine of engines()) {
       writeRrset(ctx, caller, { zone, name, type: 'A' }, { ttl: 60, resource_records: [{ content: [address] }] }, 'upsert');
 
     before(async () => {
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-sync-'));
-      database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
-      store = openStore({ dataDir: dir, databaseUrl: database?.url });
-      await migrateToLatest(store);
-      const account = await store.db
-        .insertInto('accounts')
-        .values({ name: 'a', email: 'a@example.com', operator: 0, created_at: new Date().toISOString() })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      caller = { accountId: account.id, userId: 0, role: 'Administrators', operator: false, tokenId: undefined };
-      const changes = new ChangeFeed((e) => assert.fail(String(e)));
-      changes.subscribe((change) => {
-        published.push(change);
-        return Promise.resolve();
-      });
-      ctx = { store, config: { compat: 'seed', nameservers: ['ns1.example.net'], zoneAllowReserved: [], webhookAllowPrivate: false, dnsJournalVersions: 100, dnsJournalBytes: 1024 * 1024 }, sealer: sealer(secret), changes, wakeWebhooks: () => undefined };
+      fixture = await openDnsStore(engine, published);
+      ({ store, ctx, caller } = fixture);
     });
-    after(async () => {
-      await store.close();
-      await database?.drop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
+    after(() => fixture.close());
 
     for (const handed of [false, true]) {
       // A thread handed changes as they commit waits one more check before reloading.

@@ -2,7 +2,28 @@
 // check, the delegation status, the lookup: docs/api/dns.md#lookups-through-the-operators-resolver).
 // The resolver is the operator's, so the notice says whose move it is rather than only the status.
 import { ApiError, describeError } from '../api.ts';
-import { h } from '../dom.ts';
+import { h, replace, type Child } from '../dom.ts';
+
+/**
+ * A check through the resolver, run on demand: `button` is disabled and `result` says so while it
+ * runs, then shows what `ask` made of the answer, or the notice for its failure.
+ */
+export function resolverCheck(result: HTMLElement, button: HTMLButtonElement, ask: () => Promise<Child | Child[]>): () => Promise<void> {
+  return async () => {
+    button.disabled = true;
+    result.setAttribute('aria-busy', 'true');
+    replace(result, h('p', { class: 'muted' }, 'Asking the public DNS…'));
+    try {
+      const shown = await ask();
+      replace(result, ...(Array.isArray(shown) ? shown : [shown]));
+    } catch (error) {
+      replace(result, resolverNotice(error));
+    } finally {
+      button.disabled = false;
+      result.removeAttribute('aria-busy');
+    }
+  };
+}
 
 export function resolverNotice(error: unknown): HTMLElement {
   return h('div', { class: 'warning resolver-notice', role: 'alert' }, h('p', null, h('strong', null, headline(error))), h('p', { class: 'muted' }, describeError(error)));

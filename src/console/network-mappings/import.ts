@@ -2,11 +2,12 @@
 // by `---`, each `name:` and `mapping:`, pasted or read from a file into the text area so what is
 // sent stays visible. All are created or none; the API names a bad one `documents[<i>]…`, which the
 // form shows as "document <i + 1>".
-import { ApiError, describeError, type Api } from '../api.ts';
+import { ApiError, type Api } from '../api.ts';
 import { h } from '../dom.ts';
 import { field } from '../components/field.ts';
 import { formError, onSubmit } from '../components/form.ts';
 import { notify } from '../components/notice.ts';
+import { readFileInto } from '../components/file-text.ts';
 import { mappingsPath } from './model.ts';
 
 const example = `name: offices
@@ -23,16 +24,7 @@ mapping:
 export function importForm(api: Api, onImported: () => void): HTMLElement {
   const content = h('textarea', { rows: 10, spellcheck: 'false', placeholder: example });
   const file = h('input', { type: 'file', accept: '.yaml,.yml,.txt,text/plain,application/yaml' });
-  file.addEventListener('change', () => {
-    const chosen = file.files?.[0];
-    if (chosen === undefined) return;
-    chosen.text().then(
-      (text) => {
-        content.value = text;
-      },
-      (error: unknown) => notify(`Could not read ${chosen.name}: ${describeError(error)}`, 'error'),
-    );
-  });
+  readFileInto(file, content);
   const form = h(
     'form',
     { class: 'card', 'aria-labelledby': 'mapping-import-title', 'data-write': true },

@@ -2,8 +2,8 @@
 // (GET /dns/v2/analyze/{name}/delegation-status, asked through the operator's resolver). It asks
 // when the tab opens, since that is what the tab is for, and again on "Check again".
 import { segment, type Api } from '../api.ts';
-import { h, replace, uniqueId, type Child } from '../dom.ts';
-import { resolverNotice } from '../components/resolver-notice.ts';
+import { h, uniqueId, type Child } from '../dom.ts';
+import { resolverCheck } from '../components/resolver-notice.ts';
 import type { Zone } from './model.ts';
 
 interface NameServer {
@@ -33,19 +33,7 @@ export function delegationSection(api: Api, zone: Zone): HTMLElement {
   const titleId = uniqueId('delegation');
   const result = h('div', { class: 'delegation-result', 'aria-live': 'polite' });
   const button = h('button', { type: 'button', class: 'secondary' }, 'Check again');
-  const check = async (): Promise<void> => {
-    button.disabled = true;
-    result.setAttribute('aria-busy', 'true');
-    replace(result, h('p', { class: 'muted' }, 'Asking the public DNS…'));
-    try {
-      replace(result, report(await api.get<DelegationStatus>(`/dns/v2/analyze/${segment(zone.name)}/delegation-status`)));
-    } catch (error) {
-      replace(result, resolverNotice(error));
-    } finally {
-      button.disabled = false;
-      result.removeAttribute('aria-busy');
-    }
-  };
+  const check = resolverCheck(result, button, async () => report(await api.get<DelegationStatus>(`/dns/v2/analyze/${segment(zone.name)}/delegation-status`)));
   button.addEventListener('click', () => void check());
   void check();
   return h(

@@ -2,8 +2,8 @@
 // operator's resolver (GET .../dnssec/parent-ds), beside the DS of our key, and whether they agree.
 // It asks the public DNS, so it runs when the user asks, not each time the tab opens.
 import type { Api } from '../api.ts';
-import { h, replace, uniqueId, type Child } from '../dom.ts';
-import { resolverNotice } from '../components/resolver-notice.ts';
+import { h, uniqueId, type Child } from '../dom.ts';
+import { resolverCheck } from '../components/resolver-notice.ts';
 import { zonePath, type Zone } from './model.ts';
 
 interface DsRecord {
@@ -39,19 +39,7 @@ export function parentDsCard(api: Api, zone: Zone): HTMLElement {
   const titleId = uniqueId('parent-ds');
   const result = h('div', { class: 'parent-ds-result', 'aria-live': 'polite' });
   const button = h('button', { type: 'button', class: 'secondary' }, 'Check at the registrar');
-  const check = async (): Promise<void> => {
-    button.disabled = true;
-    result.setAttribute('aria-busy', 'true');
-    replace(result, h('p', { class: 'muted' }, 'Asking the public DNS…'));
-    try {
-      replace(result, report(await api.get<ParentDs>(zonePath(zone.name, '/dnssec/parent-ds'))));
-    } catch (error) {
-      replace(result, resolverNotice(error));
-    } finally {
-      button.disabled = false;
-      result.removeAttribute('aria-busy');
-    }
-  };
+  const check = resolverCheck(result, button, async () => report(await api.get<ParentDs>(zonePath(zone.name, '/dnssec/parent-ds'))));
   button.addEventListener('click', () => void check());
   return h(
     'section',

@@ -1,11 +1,12 @@
 // The zone as a BIND zone file. Import creates, in one change, every RRset the file has that the zone
 // lacks, and reports each line it skipped and why (the SOA, the apex NS, existing RRsets, bad
 // content), so that is what the page shows. Export downloads <zone>.zone and shows the text too.
-import { describeError, type Api } from '../api.ts';
+import type { Api } from '../api.ts';
 import { h, replace } from '../dom.ts';
 import { field } from '../components/field.ts';
 import { formError, onSubmit, run } from '../components/form.ts';
 import { notify } from '../components/notice.ts';
+import { readFileInto } from '../components/file-text.ts';
 import { zonePath, type ImportResult, type Zone } from './model.ts';
 
 export function zoneFileSection(api: Api, zone: Zone, options: { canWrite: boolean; onImported: () => void }): HTMLElement {
@@ -16,17 +17,7 @@ function importForm(api: Api, zone: Zone, onImported: () => void): HTMLElement {
   const content = h('textarea', { name: 'content', rows: 10, spellcheck: 'false', placeholder: `$ORIGIN ${zone.name}.\nwww 300 IN A 192.0.2.1` });
   const file = h('input', { type: 'file', name: 'file', accept: '.zone,.txt,.db,text/plain' });
   const result = h('div', { class: 'import-result' });
-  file.addEventListener('change', () => {
-    const chosen = file.files?.[0];
-    if (chosen === undefined) return;
-    // Into the text area rather than straight to the API: what will be imported stays visible and editable.
-    chosen.text().then(
-      (text) => {
-        content.value = text;
-      },
-      (error: unknown) => notify(`Could not read ${chosen.name}: ${describeError(error)}`, 'error'),
-    );
-  });
+  readFileInto(file, content);
   const form = h(
     'form',
     { class: 'card', 'aria-labelledby': 'zone-import-title', 'data-write': true },
