@@ -217,6 +217,9 @@ describe('console: DNS zones', () => {
       await page.getByRole('button', { name: 'Copy DS record' }).click();
       await page.getByText('DS record copied').waitFor();
       assert.equal(await page.evaluate('navigator.clipboard.readText()'), key.body.ds);
+      // A burst of actions shows the newest notices, three at most, not a column of them.
+      for (let i = 0; i < 5; i++) await page.getByRole('button', { name: 'Copy DS record' }).click();
+      assert.equal(await page.locator('.notices .notice').count(), 3);
       // The DNS server publishes the key the DS was made from.
       const { packet } = await ask(service.dnsPort, 'signed.example', 'DNSKEY', { udpSize: 1232, dnssecOk: true });
       assert.ok((packet.answers ?? []).some((a) => a.type === 'DNSKEY'));
