@@ -5,7 +5,6 @@
 // page. Each result is checked against the API's; a service without a resolver (503) and one whose
 // resolver never answers (504) show a notice; a Read-only user uses them all and sees nothing that writes.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import dgram from 'node:dgram';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -14,18 +13,11 @@ import { call } from '../support/http.ts';
 import { freePort, onPath, startKnot, type Knot } from '../support/knot.ts';
 import { adminAuth } from '../support/proxy.ts';
 import { startService, type Service } from '../support/service.ts';
+import { dsDigest, parentSoa, type DnssecKey } from '../support/parent-zone.ts';
 
 const knotd = onPath('knotd');
 const ci = process.env['CI'] !== undefined && process.env['CI'] !== '';
 const skip = noBrowser !== false ? noBrowser : knotd === undefined && !ci ? 'knotd is not installed (Debian package "knot")' : false;
-
-interface Key {
-  flags: number;
-  algorithm: string;
-  public_key: string;
-  key_tag: number;
-  digest: string;
-}
 
 interface ParentDs {
   status: string;
@@ -39,14 +31,6 @@ interface Delegation {
   expected_name_servers: string[];
 }
 
-/** A key's DS digest (SHA-256) computed here, independently of the service (RFC 4034 §5.1.4). */
-function digestOf(zone: string, key: Key): string {
-  const owner = Buffer.concat([...zone.split('.').map((label) => Buffer.concat([Buffer.from([label.length]), Buffer.from(label)])), Buffer.from([0])]);
-  const rdata = Buffer.concat([Buffer.from([key.flags >> 8, key.flags & 0xff, 3, Number(key.algorithm)]), Buffer.from(key.public_key, 'base64')]);
-  return createHash('sha256').update(owner).update(rdata).digest('hex').toUpperCase();
-}
-
-const soa = (zone: string) => `${zone}. 300 IN SOA ns.${zone}. hostmaster.${zone}. 1 3600 600 86400 300`;
 const reader = { email: 'reader@example.com', password: 'reader has a long password' };
 
 describe('console: lookups through the operator\'s resolver', { skip }, () => {
@@ -57,7 +41,7 @@ describe('console: lookups through the operator\'s resolver', { skip }, () => {
   let knot: Knot | undefined;
   let browser: Browser | undefined;
   let auth: string;
-  const keys = new Map<string, Key>();
+  const keys = new Map<string, DnssecKey>();
 
   before(async () => {
     const port = await freePort();
@@ -76,7 +60,7 @@ describe('console: lookups through the operator\'s resolver', { skip }, () => {
       assert.equal(created.status, 200, created.text);
     }
     for (const zone of ['good', 'stale']) {
-      const on = await call<Key>(service.url, 'PATCH', `/dns/v2/zones/${zone}.parent.test/dnssec`, { auth, body: { enabled: true } });
+      const on = await call<DnssecKey>(service.url, 'PATCH', `/dns/v2/zones/${zone}.parent.test/dnssec`, { auth, body: { enabled: true } });
       assert.equal(on.status, 200, on.text);
       keys.set(zone, on.body);
     }
@@ -84,18 +68,18 @@ describe('console: lookups through the operator\'s resolver', { skip }, () => {
     const good = keys.get('good')!;
     const stale = keys.get('stale')!;
     const parent = [
-      soa('parent.test'),
+      parentSoa('parent.test'),
       'parent.test. 300 IN NS ns.parent.test.',
       'ns.parent.test. 300 IN A 127.0.0.1',
       ...['good', 'stale'].flatMap((zone) => [`${zone}.parent.test. 3600 IN NS ns1.ours.test.`, `${zone}.parent.test. 3600 IN NS ns2.ours.test.`]),
-      `good.parent.test. 3600 IN DS ${String(good.key_tag)} 13 2 ${digestOf('good.parent.test', good)}`,
+      `good.parent.test. 3600 IN DS ${String(good.key_tag)} 13 2 ${dsDigest('good.parent.test', good)}`,
       // The registrar kept an old key's DS.
       `stale.parent.test. 3600 IN DS ${String(stale.key_tag)} 13 2 ${'AB'.repeat(32)}`,
       'elsewhere.parent.test. 3600 IN NS ns1.other.test.',
       'elsewhere.parent.test. 3600 IN NS ns2.other.test.',
     ];
-    const ours = [soa('ours.test'), 'ours.test. 300 IN NS ns1.ours.test.', 'ns1.ours.test. 300 IN A 192.0.2.1', 'ns1.ours.test. 300 IN AAAA 2001:db8::1', 'ns2.ours.test. 300 IN A 192.0.2.2'];
-    const site = [soa('site.test'), 'site.test. 300 IN NS ns.site.test.', 'www.site.test. 120 IN A 192.0.2.10', 'www.site.test. 120 IN A 192.0.2.11', 'alias.site.test. 60 IN CNAME www.site.test.', 'site.test. 300 IN MX 10 mail.site.test.'];
+    const ours = [parentSoa('ours.test'), 'ours.test. 300 IN NS ns1.ours.test.', 'ns1.ours.test. 300 IN A 192.0.2.1', 'ns1.ours.test. 300 IN AAAA 2001:db8::1', 'ns2.ours.test. 300 IN A 192.0.2.2'];
+    const site = [parentSoa('site.test'), 'site.test. 300 IN NS ns.site.test.', 'www.site.test. 120 IN A 192.0.2.10', 'www.site.test. 120 IN A 192.0.2.11', 'alias.site.test. 60 IN CNAME www.site.test.', 'site.test. 300 IN MX 10 mail.site.test.'];
     knot = await startKnot(
       [
         { name: 'parent.test', text: `${parent.join('\n')}\n` },
@@ -133,7 +117,7 @@ describe('console: lookups through the operator\'s resolver', { skip }, () => {
       assert.equal(await status.getAttribute('data-status'), 'match');
       const key = keys.get('good')!;
       const table = page.getByRole('table', { name: 'DS records at the parent' });
-      const row = table.getByRole('row').filter({ hasText: digestOf('good.parent.test', key) });
+      const row = table.getByRole('row').filter({ hasText: dsDigest('good.parent.test', key) });
       assert.equal(await row.getByRole('cell').first().textContent(), String(key.key_tag));
       assert.equal(await row.getByRole('cell').last().textContent(), 'matches');
       assert.equal(await page.getByRole('region', { name: 'DS of this zone' }).locator('pre').textContent(), answer.expected?.ds);

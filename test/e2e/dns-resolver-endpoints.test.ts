@@ -5,36 +5,17 @@
 // that does not answer (bounded in time), none configured, malformed and special-use names (asked
 // directly, or reached through a delegation or a CNAME), types not offered, another account's zone.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import dgram from 'node:dgram';
 import { after, before, describe, test } from 'node:test';
 import { engines } from '../support/engines.ts';
 import { bearer, call, login } from '../support/http.ts';
 import { freePort, onPath, startKnot, type Knot } from '../support/knot.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
+import { dsRecord, parentSoa, type DnssecKey } from '../support/parent-zone.ts';
 
 const knotd = onPath('knotd');
 const ci = process.env['CI'] !== undefined && process.env['CI'] !== '';
 const skip = knotd === undefined && !ci ? 'knotd is not installed (Debian package "knot")' : false;
-
-interface Key {
-  flags: number;
-  algorithm: string;
-  public_key: string;
-  key_tag: number;
-  digest: string;
-}
-
-/** The DS of a key computed here, independently of the service: RFC 4034 §5.1.4 over the zone's wire name. */
-function ds(zone: string, key: Key, digestType: 2 | 4): string {
-  const owner = Buffer.concat([...zone.split('.').map((label) => Buffer.concat([Buffer.from([label.length]), Buffer.from(label)])), Buffer.from([0])]);
-  const header = Buffer.from([key.flags >> 8, key.flags & 0xff, 3, Number(key.algorithm)]);
-  const rdata = Buffer.concat([header, Buffer.from(key.public_key, 'base64')]);
-  const digest = createHash(digestType === 2 ? 'sha256' : 'sha384').update(owner).update(rdata).digest('hex').toUpperCase();
-  return `${String(key.key_tag)} ${key.algorithm} ${String(digestType)} ${digest}`;
-}
-
-const soa = (zone: string) => `${zone}. 300 IN SOA ns.${zone}. hostmaster.${zone}. 1 3600 600 86400 300`;
 
 for (const engine of engines()) {
   describe(`endpoints through the resolver (${engine})`, { skip }, () => {
@@ -42,7 +23,7 @@ for (const engine of engines()) {
     let knot: Knot | undefined;
     let auth: string;
     let stranger: string;
-    const keys = new Map<string, Key>();
+    const keys = new Map<string, DnssecKey>();
     const get = (path: string, who = auth) => call(service.url, 'GET', path, { auth: who });
 
     before(async () => {
@@ -57,7 +38,7 @@ for (const engine of engines()) {
         assert.equal(created.status, 200, created.text);
       }
       for (const zone of ['good', 'sha384', 'stale', 'nods']) {
-        const on = await call<Key>(service.url, 'PATCH', `/dns/v2/zones/${zone}.parent.test/dnssec`, { auth, body: { enabled: true } });
+        const on = await call<DnssecKey>(service.url, 'PATCH', `/dns/v2/zones/${zone}.parent.test/dnssec`, { auth, body: { enabled: true } });
         assert.equal(on.status, 200, on.text);
         keys.set(zone, on.body);
       }
@@ -73,19 +54,19 @@ for (const engine of engines()) {
       const good = keys.get('good')!;
       const stale = keys.get('stale')!;
       // The stale zone's DS: its key tag and algorithm, another key's digest (a registrar left the old one).
-      const staleDs = ds('stale.parent.test', stale, 2).replace(/[0-9A-F]{64}$/, 'AB'.repeat(32));
+      const staleDs = dsRecord('stale.parent.test', stale, 2).replace(/[0-9A-F]{64}$/, 'AB'.repeat(32));
       const parent = [
-        soa('parent.test'),
+        parentSoa('parent.test'),
         'parent.test. 300 IN NS ns.parent.test.',
         'ns.parent.test. 300 IN A 127.0.0.1',
         ...['good', 'sha384', 'stale', 'nods', 'unsigned', 'plain'].flatMap((zone) => [
           `${zone}.parent.test. 3600 IN NS ns1.ours.test.`,
           `${zone}.parent.test. 3600 IN NS ns2.ours.test.`,
         ]),
-        `good.parent.test. 3600 IN DS ${ds('good.parent.test', good, 2)}`,
-        `sha384.parent.test. 3600 IN DS ${ds('sha384.parent.test', keys.get('sha384')!, 4)}`,
+        `good.parent.test. 3600 IN DS ${dsRecord('good.parent.test', good, 2)}`,
+        `sha384.parent.test. 3600 IN DS ${dsRecord('sha384.parent.test', keys.get('sha384')!, 4)}`,
         `stale.parent.test. 3600 IN DS ${staleDs}`,
-        `unsigned.parent.test. 3600 IN DS ${ds('unsigned.parent.test', good, 2)}`,
+        `unsigned.parent.test. 3600 IN DS ${dsRecord('unsigned.parent.test', good, 2)}`,
         'elsewhere.parent.test. 3600 IN NS ns1.other.test.',
         'elsewhere.parent.test. 3600 IN NS ns2.other.test.',
         'mixed.parent.test. 3600 IN NS ns1.ours.test.',
@@ -97,13 +78,13 @@ for (const engine of engines()) {
         'leaky.parent.test. 3600 IN NS ns.corp.internal.',
         'leaky.parent.test. 3600 IN NS ns1.ours.test.',
       ];
-      const internal = [soa('internal'), 'internal. 300 IN NS ns.internal.', 'ns.corp.internal. 300 IN A 10.0.0.53'];
+      const internal = [parentSoa('internal'), 'internal. 300 IN NS ns.internal.', 'ns.corp.internal. 300 IN A 10.0.0.53'];
       // The root zone holds a CNAME from a public name into a special-use one and the record behind
       // it, so Knot follows the chain in one answer as a recursive resolver would.
       const root = ['. 300 IN SOA ns.root. hostmaster.root. 1 3600 600 86400 300', '. 300 IN NS ns.root.', 'leak.example. 60 IN CNAME db.corp.internal.', 'db.corp.internal. 300 IN A 10.0.0.5'];
-      const ours = [soa('ours.test'), 'ours.test. 300 IN NS ns1.ours.test.', 'ns1.ours.test. 300 IN A 192.0.2.1', 'ns1.ours.test. 300 IN AAAA 2001:db8::1', 'ns2.ours.test. 300 IN A 192.0.2.2'];
+      const ours = [parentSoa('ours.test'), 'ours.test. 300 IN NS ns1.ours.test.', 'ns1.ours.test. 300 IN A 192.0.2.1', 'ns1.ours.test. 300 IN AAAA 2001:db8::1', 'ns2.ours.test. 300 IN A 192.0.2.2'];
       const site = [
-        soa('site.test'),
+        parentSoa('site.test'),
         'site.test. 300 IN NS ns.site.test.',
         'site.test. 300 IN MX 10 mail.site.test.',
         'site.test. 300 IN TXT "v=spf1 -all" "second \\"part\\""',
@@ -141,7 +122,7 @@ for (const engine of engines()) {
         assert.equal(response.body.expected.digest, key.digest);
         assert.equal(response.body.expected.key_tag, key.key_tag);
         assert.equal(response.body.parent.length, 1);
-        assert.equal(`${String(response.body.parent[0].key_tag)} ${String(response.body.parent[0].algorithm)} ${String(response.body.parent[0].digest_type)} ${response.body.parent[0].digest}`, ds('good.parent.test', key, 2));
+        assert.equal(`${String(response.body.parent[0].key_tag)} ${String(response.body.parent[0].algorithm)} ${String(response.body.parent[0].digest_type)} ${response.body.parent[0].digest}`, dsRecord('good.parent.test', key, 2));
         assert.equal(response.body.parent[0].ttl, 3600);
         assert.equal(response.body.parent[0].matches, true);
         assert.equal(response.body.message, undefined, 'no "message" in a success body');
@@ -296,7 +277,7 @@ for (const engine of engines()) {
         assert.deepEqual((await lookup('name=_sip._tcp.site.test&type=SRV')).body, [{ name: '_sip._tcp.site.test.', type: 'SRV', ttl: 300, content: ['10 5 5060 sip.site.test.'] }]);
         assert.deepEqual((await lookup('name=site.test&type=CAA')).body, [{ name: 'site.test.', type: 'CAA', ttl: 300, content: ['0 issue "ca.example"'] }]);
         assert.deepEqual((await lookup('name=site.test&type=SOA')).body[0].content, ['ns.site.test. hostmaster.site.test. 1 3600 600 86400 300']);
-        assert.equal((await lookup('name=good.parent.test&type=DS')).body[0].content[0], ds('good.parent.test', keys.get('good')!, 2));
+        assert.equal((await lookup('name=good.parent.test&type=DS')).body[0].content[0], dsRecord('good.parent.test', keys.get('good')!, 2));
       });
 
       test('a CNAME into a special-use name: the CNAME is answered, the records behind it are not', async () => {
