@@ -1,7 +1,7 @@
 // DNS messages as a stub client writes and reads them (RFC 1035 §4.1): one question out with an EDNS
 // OPT record (RFC 6891), and a reply's header and sections back. Every read is bounds checked and
 // anything malformed throws MessageError: a reply comes from the network and is never trusted.
-import { labelText } from '../wire/name.ts';
+import { canonicalWireName, labelText } from '../wire/name.ts';
 
 export class MessageError extends Error {}
 
@@ -41,24 +41,18 @@ export const udpPayloadSize = 1232;
 
 /** A query for `name` (text form, no trailing dot) and `type`, recursion desired, with EDNS. */
 export function encodeQuery(id: number, name: string, type: number): Buffer {
-  const labels = name === '' ? [] : name.split('.');
   const header = Buffer.alloc(12);
   header.writeUInt16BE(id, 0);
   header.writeUInt16BE(flagRd, 2);
   header.writeUInt16BE(1, 4); // one question
   header.writeUInt16BE(1, 10); // the OPT record
-  const parts: Buffer[] = [header];
-  for (const label of labels) {
-    const octets = Buffer.from(label, 'ascii');
-    parts.push(Buffer.from([octets.length]), octets);
-  }
-  const tail = Buffer.alloc(5 + 11);
-  tail.writeUInt16BE(type, 1);
-  tail.writeUInt16BE(classIn, 3);
+  const tail = Buffer.alloc(4 + 11);
+  tail.writeUInt16BE(type, 0);
+  tail.writeUInt16BE(classIn, 2);
   // OPT: root owner, type 41, class = payload size, TTL = extended RCODE/version/flags 0, no options.
-  tail.writeUInt16BE(rrtype.opt, 6);
-  tail.writeUInt16BE(udpPayloadSize, 8);
-  return Buffer.concat([...parts, tail]);
+  tail.writeUInt16BE(rrtype.opt, 5);
+  tail.writeUInt16BE(udpPayloadSize, 7);
+  return Buffer.concat([header, canonicalWireName(name), tail]);
 }
 
 /** Reads a possibly compressed name at `offset`; `next` is where the record goes on. */
