@@ -11,15 +11,14 @@ import siphash24 from 'siphash24';
 
 /** EDNS option code of COOKIE (RFC 7873 §4). */
 export const cookieOption = 10;
-export const clientCookieLength = 8;
-export const serverCookieLength = 16;
+const serverCookieLength = 16;
 const version = 1;
 /** RFC 9018 §4.3: a cookie is good for an hour, and may come from up to 5 minutes in the future. */
 const maxAgeSeconds = 3600;
 const maxAheadSeconds = 300;
 /** Past half an hour a fresh cookie is handed back (RFC 9018 §4.3), before the client's expires. */
 const renewAfterSeconds = 1800;
-export const cookieSecretLength = 16;
+const cookieSecretLength = 16;
 
 /** The secrets: the first makes cookies, every one is accepted (the others are the ones rotated out). */
 export type CookieSecrets = readonly Uint8Array[];
@@ -50,14 +49,17 @@ function hash(secret: Uint8Array, client: Buffer, header: Buffer, address: Uint8
   return Buffer.from(siphash24(input, secret));
 }
 
-/** A server cookie for `client` at `now` (seconds), made with `secret`. */
-export function makeServerCookie(secret: Uint8Array, client: Buffer, source: string, now: number): Buffer | undefined {
-  const address = addressOctets(source);
-  if (address === undefined) return undefined;
+function serverCookie(secret: Uint8Array, client: Buffer, address: Uint8Array, now: number): Buffer {
   const header = Buffer.alloc(8);
   header[0] = version;
   header.writeUInt32BE(now >>> 0, 4);
   return Buffer.concat([header, hash(secret, client, header, address)]);
+}
+
+/** A server cookie for `client` at `now` (seconds), made with `secret`. */
+export function makeServerCookie(secret: Uint8Array, client: Buffer, source: string, now: number): Buffer | undefined {
+  const address = addressOctets(source);
+  return address === undefined ? undefined : serverCookie(secret, client, address, now);
 }
 
 /** Serial number arithmetic on 32-bit timestamps (RFC 1982), as RFC 9018 §4.3 asks: `a - b` in seconds. */
@@ -86,14 +88,14 @@ export interface CookieAnswer {
  */
 export function checkCookies(secrets: CookieSecrets, client: Buffer, server: Buffer | undefined, source: string, now: number): CookieAnswer | undefined {
   const current = secrets[0];
-  if (current === undefined) return undefined;
+  const address = addressOctets(source);
+  if (current === undefined || address === undefined) return undefined;
   let verdict: CookieVerdict = server === undefined ? 'new' : 'invalid';
   let reply: Buffer | undefined;
   if (server !== undefined && server.length === serverCookieLength && server[0] === version) {
     const stamp = server.readUInt32BE(4);
     const age = secondsBetween(now >>> 0, stamp);
-    const address = age <= maxAgeSeconds && age >= -maxAheadSeconds ? addressOctets(source) : undefined;
-    if (address !== undefined) {
+    if (age <= maxAgeSeconds && age >= -maxAheadSeconds) {
       const given = server.subarray(8);
       const header = server.subarray(0, 8);
       const made = secrets.findIndex((secret) => hash(secret, client, header, address).equals(given));
@@ -102,8 +104,7 @@ export function checkCookies(secrets: CookieSecrets, client: Buffer, server: Buf
       if (made === 0 && age < renewAfterSeconds) reply = server;
     }
   }
-  reply ??= makeServerCookie(current, client, source, now);
-  if (reply === undefined) return undefined;
+  reply ??= serverCookie(current, client, address, now);
   const option = Buffer.alloc(4 + client.length + reply.length);
   option.writeUInt16BE(cookieOption, 0);
   option.writeUInt16BE(client.length + reply.length, 2);
@@ -111,6 +112,3 @@ export function checkCookies(secrets: CookieSecrets, client: Buffer, server: Buf
   reply.copy(option, 4 + client.length);
   return { verdict, option };
 }
-
-/** Room a reply's COOKIE option takes: code, length, client and server cookie. */
-export const cookieOptionLength = 4 + clientCookieLength + serverCookieLength;

@@ -3,7 +3,7 @@
 // queries with EDNS (the option lives in the OPT record). Each reason is encoded once.
 
 /** EDNS option code of EDE (RFC 8914 §2). */
-export const edeOption = 15;
+const edeOption = 15;
 
 /** An INFO-CODE with its EXTRA-TEXT, encoded as a whole option (code, length, info code, text). */
 function option(infoCode: number, text: string): Buffer {

@@ -1,5 +1,6 @@
 // Parsing a query off the wire (RFC 1035 §4, RFC 6891 EDNS, RFC 7871 ECS). Every read is bounds
 // checked; anything malformed throws QueryError and the server answers FORMERR or drops it.
+import { cookieOption } from './cookies.ts';
 
 export class QueryError extends Error {}
 
@@ -45,7 +46,6 @@ const maxPointerHops = 64;
 const optType = 41;
 const ecsOption = 8;
 const nsidOption = 3;
-const cookieOption = 10;
 
 /**
  * A label as text, lower case. DNS compares ASCII letters only without case (other octets are

@@ -257,11 +257,11 @@ export function respond(server: Responder, message: Buffer, transport: Transport
   if (shape.cookieVerdict === 'invalid' && transport.udp) return emit(query, compose(query, empty(false), shape, rcode.badCookie), shape, 0);
   server.verified = shape.cookieVerdict === 'valid';
   // Class ANY asks the same data as IN for an authoritative server.
-  if (query.qclass !== classIn && query.qclass !== classAny) return encode(query, empty(false), transport, rcode.refused);
+  if (query.qclass !== classIn && query.qclass !== classAny) return emit(query, compose(query, empty(false), shape, rcode.refused), shape, 0);
   // Transfers come over TCP from the addresses allowed (dns-server.ts); any other is refused.
   if (transferTypes.has(query.qtype)) return emit(query, refusal(query, shape, rcode.refused, extendedErrors.transferProhibited), shape, 0);
   // OPT belongs in the additional section; NXNAME only in compact proofs (RFC 9824 §3.5).
-  if (query.qtype === 41 || query.qtype === nxnameType) return encode(query, empty(false), transport, rcode.formErr);
+  if (query.qtype === 41 || query.qtype === nxnameType) return emit(query, compose(query, empty(false), shape, rcode.formErr), shape, 0);
 
   const dnssecOk = query.edns?.dnssecOk === true;
   const compactOk = query.edns?.compactOk === true;
