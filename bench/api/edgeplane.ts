@@ -2,7 +2,6 @@
 // in SQLite there or in a fresh PostgreSQL database, driven through its public API with an API
 // token, as a provisioning script would.
 import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +9,7 @@ import pg from 'pg';
 import { keepAliveAgent, send, sendOk, type Endpoint, type RequestSpec } from './load.ts';
 import { listeningPorts } from './proc-cpu.ts';
 import { address, sleep, terminate, watchLog, zoneName, type BenchServer } from './server.ts';
+import { createPostgresDatabase, type TestDatabase } from '../../test/support/engines.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const adminEmail = 'bench@example.com';
@@ -114,42 +114,23 @@ export async function startEdgeplane(options: { postgres?: string | undefined; n
   }
 }
 
-interface BenchDatabase {
-  url: string;
+interface BenchDatabase extends TestDatabase {
   version: string;
   synchronousCommit: string;
   fsync: string;
-  drop(): Promise<void>;
 }
 
-/** A fresh database on the server `adminUrl` names (as test/support/engines.ts makes them). */
+/** A fresh database on the server `adminUrl` names (test/support/engines.ts), with the server settings that bear on commits. */
 async function createDatabase(adminUrl: string): Promise<BenchDatabase> {
-  const name = `edgeplane_bench_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  let settings: { version: string; synchronousCommit: string; fsync: string };
+  const database = await createPostgresDatabase(adminUrl);
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
-    const show = async (setting: string) => String((await admin.query(`SHOW ${setting}`)).rows[0]?.[setting] ?? '?');
-    settings = { version: (await show('server_version')).split(' ')[0] ?? '?', synchronousCommit: await show('synchronous_commit'), fsync: await show('fsync') };
+    const show = async (setting: string) => String((await client.query(`SHOW ${setting}`)).rows[0]?.[setting] ?? '?');
+    return { ...database, version: (await show('server_version')).split(' ')[0] ?? '?', synchronousCommit: await show('synchronous_commit'), fsync: await show('fsync') };
   } finally {
-    await admin.end();
+    await client.end();
   }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    ...settings,
-    drop: async () => {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
 }
 
 /** package.json version and the checkout's commit, marked dirty when src/ has uncommitted changes. */

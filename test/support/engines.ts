@@ -26,22 +26,23 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createPostgresDatabase(): Promise<TestDatabase> {
-  if (adminUrl === undefined) throw new Error('EDGEPLANE_TEST_DATABASE_URL is not set');
+/** A fresh database on the server `serverUrl` names (by default EDGEPLANE_TEST_DATABASE_URL's); `drop` removes it. */
+export async function createPostgresDatabase(serverUrl = adminUrl): Promise<TestDatabase> {
+  if (serverUrl === undefined) throw new Error('EDGEPLANE_TEST_DATABASE_URL is not set');
   const name = `edgeplane_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
+  const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${name}`);
   } finally {
     await admin.end();
   }
-  const url = new URL(adminUrl);
+  const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     drop: async () => {
-      const client = new pg.Client({ connectionString: adminUrl });
+      const client = new pg.Client({ connectionString: serverUrl });
       await client.connect();
       try {
         await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
