@@ -11,7 +11,7 @@ import packet from 'dns-packet';
 import { sleep } from '../api/server.ts';
 import { ask, soaQuery } from './dns-client.ts';
 import type { EdgeplaneApi } from './edgeplane.ts';
-import type { ZoneSource } from './knot.ts';
+import { writeKnotConfig, type ZoneSource } from './knot.ts';
 import { findProgram, freeDnsPort, startReference, versionOf, type DnsServer } from './server.ts';
 import { hasPickers, kindOf, ttl } from './zone.ts';
 
@@ -134,39 +134,14 @@ export async function measureKnotIxfr(source: ZoneSource, cpus: string | undefin
   if (knotd === undefined || knotc === undefined) throw new Error('knotd and knotc are needed (package knot)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'knot-ixfr-bench-'));
   const port = await freeDnsPort();
-  const config = path.join(dir, 'knot.conf');
   // The journal lives in the database storage, which must exist.
   fs.mkdirSync(path.join(dir, 'db'));
-  fs.writeFileSync(
-    config,
-    [
-      'server:',
-      `    listen: 127.0.0.1@${String(port)}`,
-      '    udp-workers: 1',
-      '    tcp-workers: 1',
-      '    background-workers: 1',
-      `    rundir: ${dir}`,
-      'log:',
-      '  - target: stderr',
-      '    any: info',
-      'database:',
-      `    storage: ${path.join(dir, 'db')}`,
-      'acl:',
-      '  - id: transfer',
-      '    address: 127.0.0.1',
-      '    action: transfer',
-      'template:',
-      '  - id: default',
-      // Changes are kept for IXFR; the source file is never written back.
-      '    journal-content: changes',
-      '    zonefile-sync: -1',
-      'zone:',
-      `  - domain: ${source.zone}`,
-      `    file: ${source.file}`,
-      '    acl: transfer',
-      '',
-    ].join('\n'),
-  );
+  const config = writeKnotConfig(dir, port, source, {
+    acl: ['  - id: transfer', '    address: 127.0.0.1', '    action: transfer'],
+    // Changes are kept for IXFR; the source file is never written back.
+    template: ['    journal-content: changes', '    zonefile-sync: -1'],
+    zone: ['    acl: transfer'],
+  });
   const server = await startReference({
     name: 'Knot',
     binary: knotd,
