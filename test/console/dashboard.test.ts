@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { assertClean, launchBrowser, noBrowser, openConsole, screenshot } from '../support/console.ts';
+import { inConsole, launchBrowser, noBrowser, openConsole, screenshot } from '../support/console.ts';
 import { ask as askDns } from '../support/dns-client.ts';
 import { bearer, call, login } from '../support/http.ts';
 import { adminAuth, ask as askProxy, createResource, startOrigin, type Origin } from '../support/proxy.ts';
@@ -81,8 +81,7 @@ describe('console: dashboard', () => {
   };
 
   test('an account without traffic sees the empty states', { skip: noBrowser }, async () => {
-    const cp = await open();
-    try {
+    await inConsole(open(), async (cp) => {
       const { page } = cp;
       await visit(page);
       await page.getByText('No queries in this range.').waitFor();
@@ -92,10 +91,7 @@ describe('console: dashboard', () => {
       // As the API says.
       assert.equal((await call(service.url, 'GET', '/dns/v2/statistics/summary', { auth })).body.total, 0);
       assert.equal((await call(service.url, 'GET', '/security/statistics/summary', { auth })).body.total, 0);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('after known queries and requests, the charts, totals and rankings show them', { skip: noBrowser }, async () => {
@@ -125,8 +121,7 @@ describe('console: dashboard', () => {
 
     const zones = tally(queries, (q) => q.owner);
     const resources = tally(requests, (r) => r.owner);
-    const cp = await open();
-    try {
+    await inConsole(open(), async (cp) => {
       const { page } = cp;
       await visit(page);
       await page.getByText(`${String(queries.length)} queries in the last 24 hours`).waitFor();
@@ -168,15 +163,11 @@ describe('console: dashboard', () => {
       // A zone's link opens its page.
       await page.getByRole('table', { name: 'Top zones' }).getByRole('link', { name: 'alpha.example' }).click();
       await page.waitForURL(/#\/zones\/alpha\.example$/);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('the range redraws in place, stays in the address, and keeps the keyboard where it was', { skip: noBrowser }, async () => {
-    const cp = await open();
-    try {
+    await inConsole(open(), async (cp) => {
       const { page } = cp;
       await visit(page);
       const range = page.getByLabel('Range');
@@ -200,15 +191,11 @@ describe('console: dashboard', () => {
       await page.getByLabel('Range').selectOption({ label: 'Last 24 hours' });
       await page.getByText(`${String(queries.length)} queries in the last 24 hours`).waitFor();
       assert.match(page.url(), /#\/dashboard$/);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('a Read-only user sees the same dashboard, with nothing to write, on a phone\'s width', { skip: noBrowser }, async () => {
-    const cp = await open({ ...reader, width: 390 });
-    try {
+    await inConsole(open({ ...reader, width: 390 }), async (cp) => {
       const { page } = cp;
       await visit(page);
       await page.getByText(`${String(queries.length)} queries in the last 24 hours`).waitFor();
@@ -220,9 +207,6 @@ describe('console: dashboard', () => {
       // The reader's account is the administrator's: the same summary through the API.
       const readerAuth = bearer((await login(service.url, reader.email, reader.password)).access);
       assert.equal((await call(service.url, 'GET', '/dns/v2/statistics/summary', { auth: readerAuth })).body.total, queries.length);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 });

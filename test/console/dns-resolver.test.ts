@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { assertClean, launchBrowser, noBrowser, openConsole } from '../support/console.ts';
+import { inConsole, launchBrowser, noBrowser, openConsole } from '../support/console.ts';
 import { call } from '../support/http.ts';
 import { freePort, onPath, startKnot, type Knot } from '../support/knot.ts';
 import { adminAuth } from '../support/proxy.ts';
@@ -105,9 +105,7 @@ describe('console: lookups through the operator\'s resolver', { skip }, () => {
 
   test('Check at the registrar shows the parent\'s DS beside ours: a match, then a mismatch', async () => {
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await visit(page, service.url, '/zones/good.parent.test?tab=dnssec', 'good.parent.test');
       await page.getByRole('button', { name: 'Check at the registrar' }).click();
       const status = page.locator('.parent-ds-status .status');
@@ -130,17 +128,12 @@ describe('console: lookups through the operator\'s resolver', { skip }, () => {
       await page.locator('.parent-ds .warning').filter({ hasText: 'give your registrar the DS record' }).waitFor();
       const staleRow = page.getByRole('table', { name: 'DS records at the parent' }).getByRole('row').filter({ hasText: 'AB'.repeat(32) });
       assert.equal(await staleRow.getByRole('cell').last().textContent(), 'not ours');
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('the Delegation tab, kept in the address, tells whether the parent delegates to our name servers', async () => {
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await visit(page, service.url, '/zones/good.parent.test', 'good.parent.test');
       await page.getByRole('navigation', { name: 'Zone sections' }).getByRole('link', { name: 'Delegation' }).click();
       await page.locator('.delegation-status .status').waitFor();
@@ -160,17 +153,12 @@ describe('console: lookups through the operator\'s resolver', { skip }, () => {
       await page.locator('.delegation-status .status[data-status="wrong"]').waitFor();
       assert.equal((await apiGet<Delegation>(service.url, '/dns/v2/analyze/elsewhere.parent.test/delegation-status')).body.status, 'wrong');
       assert.equal(await page.getByRole('table', { name: 'Name servers reported by the public DNS' }).getByText('not ours').count(), 2);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('the DNS lookup page answers what the resolver answers, keeps the question in the address, and places a bad name\'s message', async () => {
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'DNS lookup' }).click();
       await page.getByRole('heading', { level: 1, name: 'DNS lookup' }).waitFor();
       await page.getByLabel('Name', { exact: true }).fill('alias.site.test');
@@ -215,27 +203,19 @@ describe('console: lookups through the operator\'s resolver', { skip }, () => {
       await page.locator(`[id="${errorId}"]`).filter({ hasText: message }).waitFor();
       assert.equal(await name.getAttribute('aria-invalid'), 'true');
       assert.equal(await page.getByText('No records:').count(), 0, 'the earlier answer is gone');
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('without a resolver (503) and with one that never answers (504) the page says so in a notice', async () => {
     assert.ok(browser);
-    const none = await openConsole(browser, unconfigured.url);
-    try {
+    await inConsole(openConsole(browser, unconfigured.url), async (none) => {
       const refused = await apiGet<{ code: string }>(unconfigured.url, '/dns/v2/lookup?name=www.site.test', await adminAuth(unconfigured));
       assert.equal(refused.status, 503, refused.text);
       assert.equal(refused.body.code, 'resolver_unavailable');
       await visit(none.page, unconfigured.url, '/lookup?name=www.site.test', 'DNS lookup');
       await none.page.getByRole('alert').filter({ hasText: 'This service has no resolver to ask' }).waitFor();
-      assertClean(none);
-    } finally {
-      await none.close();
-    }
-    const slow = await openConsole(browser, silent.url);
-    try {
+    });
+    await inConsole(openConsole(browser, silent.url), async (slow) => {
       const silentAuth = await adminAuth(silent);
       const created = await call(silent.url, 'POST', '/dns/v2/zones', { auth: silentAuth, body: { name: 'quiet.test' } });
       assert.equal(created.status, 200, created.text);
@@ -248,22 +228,17 @@ describe('console: lookups through the operator\'s resolver', { skip }, () => {
       await slow.page.getByRole('button', { name: 'Check again' }).click();
       await slow.page.getByText('Asking the public DNS…').waitFor();
       await slow.page.getByRole('alert').filter({ hasText: 'The resolver did not answer in time' }).waitFor();
-      assertClean(slow);
-    } finally {
-      await slow.close();
-    }
+    });
   });
 
   test('a Read-only user on a phone checks the parent DS, the delegation and looks names up, sees nothing that writes, and nothing is wider than the screen', async () => {
     assert.ok(browser);
     // At a phone's width, too.
-    const cp = await openConsole(browser, service.url, { ...reader, width: 390 });
-    const { page } = cp;
-    const fits = async (what: string) => {
-      const width = await page.evaluate<number>('document.documentElement.scrollWidth');
-      assert.ok(width <= 390, `${what}: ${String(width)} px wide`);
-    };
-    try {
+    await inConsole(openConsole(browser, service.url, { ...reader, width: 390 }), async ({ page }) => {
+      const fits = async (what: string) => {
+        const width = await page.evaluate<number>('document.documentElement.scrollWidth');
+        assert.ok(width <= 390, `${what}: ${String(width)} px wide`);
+      };
       await visit(page, service.url, '/zones/good.parent.test?tab=dnssec', 'good.parent.test');
       await page.getByRole('button', { name: 'Check at the registrar' }).click();
       await page.locator('.parent-ds-status .status[data-status="match"]').waitFor();
@@ -277,9 +252,6 @@ describe('console: lookups through the operator\'s resolver', { skip }, () => {
       await page.getByRole('table', { name: 'Records of www.site.test' }).getByText('192.0.2.10').waitFor();
       assert.equal(await page.locator('[data-write]').count(), 0);
       await fits('DNS lookup');
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 });

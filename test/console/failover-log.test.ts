@@ -7,7 +7,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { assertClean, launchBrowser, noBrowser, openConsole } from '../support/console.ts';
+import { inConsole, launchBrowser, noBrowser, openConsole } from '../support/console.ts';
 import { call } from '../support/http.ts';
 import { adminAuth } from '../support/proxy.ts';
 import { startService, type Service } from '../support/service.ts';
@@ -78,9 +78,7 @@ describe('console: the failover log of a health-checked RRset', { skip: noBrowse
     const total = settled.total_amount;
 
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await page.goto(`${service.url}/console/#/zones/${zone}/rrsets/${owner}/A`);
       const log = page.getByRole('table', { name: 'Failover log' });
       await log.waitFor();
@@ -100,25 +98,17 @@ describe('console: the failover log of a health-checked RRset', { skip: noBrowse
       await page.getByRole('button', { name: 'Newer' }).click();
       await page.getByText(`Changes 1–10 of ${String(total)}, newest first`).waitFor();
       assert.deepEqual(await rows(), expected(await logOf('?offset=0&limit=10')));
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('an RRset without a health check shows no failover log', async () => {
     assert.ok(browser);
     assert.deepEqual(await call(service.url, 'GET', `/dns/v2/zones/${zone}/plain.${zone}/A/failover/log`, { auth }).then((r) => r.body), { log: [], total_amount: 0 });
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await page.goto(`${service.url}/console/#/zones/${zone}/rrsets/plain.${zone}/A`);
       await page.getByRole('heading', { level: 1, name: `plain.${zone} A` }).waitFor();
       await page.getByRole('heading', { level: 2, name: 'Health check' }).waitFor();
       assert.equal(await page.getByRole('heading', { name: 'Failover log' }).count(), 0);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 });

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { assertClean, launchBrowser, noBrowser, openConsole, screenshot } from '../support/console.ts';
+import { inConsole, launchBrowser, noBrowser, openConsole, screenshot } from '../support/console.ts';
 import { call } from '../support/http.ts';
 import { adminAuth } from '../support/proxy.ts';
 import { startService, type Service } from '../support/service.ts';
@@ -47,9 +47,7 @@ describe('console: network mappings', () => {
 
   test('a mapping created in the page is the one the API answers', { skip: noBrowser }, async () => {
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await visit(page, '/network-mappings', 'Network mappings');
       await page.getByText('No network mappings yet.').waitFor();
       await page.getByRole('link', { name: 'New mapping' }).click();
@@ -73,17 +71,12 @@ describe('console: network mappings', () => {
       ]);
       assert.match(page.url(), new RegExp(`#/network-mappings/${String(stored.body.id)}$`));
       assert.equal(await page.getByLabel('Name', { exact: true }).getAttribute('readonly'), '', 'a mapping cannot be renamed');
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('a bad network and a bad name are shown beside their fields, and nothing is stored', { skip: noBrowser }, async () => {
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await visit(page, '/network-mappings/new', 'New network mapping');
       const name = page.getByLabel('Name', { exact: true });
       await name.fill('-bad name');
@@ -115,18 +108,13 @@ describe('console: network mappings', () => {
       const listed = await call<{ network_mappings: Mapping[] }>(service.url, 'GET', '/dns/v2/network-mappings', { auth });
       assert.ok(!listed.body.network_mappings.some((m) => m.name === '-bad name'));
       assert.deepEqual((await byName('fixed')).body.mapping, [{ tags: ['x'], cidr4: ['192.0.2.0/24'], cidr6: [] }]);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('entries edited in the page replace the stored ones; Delete asks first, then the API forgets it', { skip: noBrowser }, async () => {
     assert.ok(browser);
     const id = await create({ name: 'edit-me', mapping: [{ tags: ['a'], cidr4: ['192.0.2.1'], cidr6: [] }, { tags: ['b'], cidr4: [], cidr6: ['2001:db8::2'] }] });
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await visit(page, `/network-mappings/${String(id)}`, 'edit-me');
       assert.equal(await entry(page, 2).getByLabel('IPv6 networks').inputValue(), '2001:db8::2');
       await page.getByRole('button', { name: 'Remove entry 1' }).click();
@@ -146,18 +134,13 @@ describe('console: network mappings', () => {
       await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
       await page.getByRole('link', { name: 'edit-me', exact: true }).waitFor({ state: 'detached' });
       assert.equal((await byName('edit-me')).status, 404);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('YAML pasted or read from a file is imported whole, or not at all with the reason shown', { skip: noBrowser }, async () => {
     assert.ok(browser);
     await create({ name: 'taken', mapping: [] });
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await visit(page, '/network-mappings', 'Network mappings');
       const yaml = page.getByLabel('YAML', { exact: true });
       // A name the account has: nothing of the file is created.
@@ -187,36 +170,24 @@ describe('console: network mappings', () => {
       await page.getByRole('button', { name: 'Import' }).click();
       await page.getByRole('link', { name: 'from-file', exact: true }).waitFor();
       assert.deepEqual((await byName('from-file')).body.mapping, [{ tags: ['f'], cidr4: ['198.51.100.0/24'], cidr6: [] }]);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('at a phone\'s width the list and the editor fit the screen', { skip: noBrowser }, async () => {
     assert.ok(browser);
     const id = await create({ name: 'phone', mapping: [{ tags: ['one', 'two', 'three'], cidr4: ['192.0.2.0/24'], cidr6: ['2001:db8:ffff:ffff::/64'] }] });
-    const cp = await openConsole(browser, service.url, { width: 390 });
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url, { width: 390 }), async ({ page }) => {
       const pageWidth = () => page.evaluate<number>('document.documentElement.scrollWidth');
       await visit(page, '/network-mappings', 'Network mappings');
       await page.getByRole('link', { name: 'phone', exact: true }).waitFor();
       assert.ok((await pageWidth()) <= 390, `list ${String(await pageWidth())} px wide`);
       await visit(page, `/network-mappings/${String(id)}`, 'phone');
       assert.ok((await pageWidth()) <= 390, `editor ${String(await pageWidth())} px wide`);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
-    const wide = await openConsole(browser, service.url);
-    try {
+    });
+    await inConsole(openConsole(browser, service.url), async (wide) => {
       await visit(wide.page, '/network-mappings', 'Network mappings');
       await wide.page.getByRole('link', { name: 'phone', exact: true }).waitFor();
       await screenshot(wide.page, 'network-mappings');
-      assertClean(wide);
-    } finally {
-      await wide.close();
-    }
+    });
   });
 });

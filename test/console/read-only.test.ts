@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { assertError } from '../support/assertions.ts';
-import { assertClean, launchBrowser, noBrowser, openConsole, type ConsolePage } from '../support/console.ts';
+import { inConsole, launchBrowser, noBrowser, openConsole, type ConsolePage } from '../support/console.ts';
 import { bearer, call, login } from '../support/http.ts';
 import { adminAuth, createResource, startOrigin, type Origin } from '../support/proxy.ts';
 import { startService, type Service } from '../support/service.ts';
@@ -84,8 +84,7 @@ describe('web console: a Read-only user sees no write controls', () => {
 
   test('as the administrator, every page offers controls that write', { skip: noBrowser }, async (t) => {
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url);
-    try {
+    await inConsole(openConsole(browser, service.url), async (cp) => {
       for (const view of views) {
         await t.test(view.name, async () => {
           await show(cp.page, service.url, view);
@@ -95,22 +94,15 @@ describe('web console: a Read-only user sees no write controls', () => {
           if (view.editor === true) assert.ok((await cp.page.locator(editableValues).count()) > 0, 'its values can be changed');
         });
       }
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('as a Read-only user, no page offers a control that writes', { skip: noBrowser }, async (t) => {
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url, reader);
-    try {
+    await inConsole(openConsole(browser, service.url, reader), async (cp) => {
       assert.equal(await cp.page.locator('.who .role').textContent(), 'Read-only');
       for (const view of views) await t.test(view.name, () => checkReadOnly(cp, view));
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   async function checkReadOnly(cp: ConsolePage, view: View): Promise<void> {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { assertClean, launchBrowser, noBrowser, openConsole, screenshot } from '../support/console.ts';
+import { inConsole, launchBrowser, noBrowser, openConsole, screenshot } from '../support/console.ts';
 import { pemBodyLines, selfSignedCertificate } from '../support/certificates.ts';
 import { call } from '../support/http.ts';
 import { adminAuth, ask, createResource, startOrigin, type Origin } from '../support/proxy.ts';
@@ -43,9 +43,7 @@ describe('web console: protected resources', () => {
 
   test('a resource created in the editor serves its alias through the proxy', { skip: noBrowser }, async () => {
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await open(page, '/resources');
       await page.getByRole('link', { name: 'New resource' }).click();
       await page.getByRole('heading', { level: 1, name: 'New protected resource' }).waitFor();
@@ -74,19 +72,14 @@ describe('web console: protected resources', () => {
       assert.equal(answer.status, 200);
       assert.equal(answer.body, 'A');
       assert.equal(origin.seen.at(-1)?.url, '/hello');
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('a blacklist entry typed in the editor makes the proxy refuse loopback', { skip: noBrowser }, async () => {
     assert.ok(browser);
     const { id } = await createResource(service, auth, { name: 'edit.example', origins: [{ origin_data: origin.address }] });
     assert.equal((await ask(service, 'edit.example')).status, 200);
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await open(page, `/resources/${String(id)}`);
       await page.getByLabel('Blacklist').fill('127.0.0.0/8');
       await page.getByRole('button', { name: 'Save changes' }).click();
@@ -103,19 +96,14 @@ describe('web console: protected resources', () => {
         return answer.status === 403 ? answer : undefined;
       });
       assert.equal(refused.status, 403);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test("the API's messages show beside the origin, alias, rate rule and list line they name, and nothing is saved", { skip: noBrowser }, async () => {
     assert.ok(browser);
     const { id } = await createResource(service, auth, { name: 'bad.example', origins: [{ origin_data: origin.address }] });
     const before = (await resource(id)).body;
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await open(page, `/resources/${String(id)}`);
       await page.getByRole('button', { name: 'Add origin' }).click();
       const second = page.getByRole('group', { name: 'Origin 2' });
@@ -152,10 +140,7 @@ describe('web console: protected resources', () => {
       assert.deepEqual(saved.rate_limier_rules, [{ method: '*', path: '/*', value: 20, test_cookie: false }]);
       assert.equal(saved.origins.length, 1);
       assert.equal(saved.aliases.length, 0);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('a certificate read from a file is stored: the page shows its expiry and never the key', { skip: noBrowser }, async () => {
@@ -173,9 +158,7 @@ describe('web console: protected resources', () => {
       service_geoip_mode: 1,
       service_geoip_list: 'KP,RU',
     });
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await open(page, `/resources/${String(id)}`);
       await page.getByLabel('HTTPS certificate').selectOption('custom');
       await page.getByLabel('Certificate file').setInputFiles({ name: 'tls.crt', mimeType: 'application/x-pem-file', buffer: Buffer.from(pair.crt) });
@@ -215,10 +198,7 @@ describe('web console: protected resources', () => {
       assert.equal(secure.status, 200);
       assert.match(String(secure.headers['strict-transport-security']), /max-age=\d+/);
       await screenshot(page, 'resource');
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('the traffic view charts the requests the proxy counted, by outcome', { skip: noBrowser }, async () => {
@@ -231,9 +211,7 @@ describe('web console: protected resources', () => {
       const stats = await call(service.url, 'GET', `/security/resources/${String(id)}/statistics?from=${String(now - 3600)}&to=${String(now + 60)}&granularity=1m`, { auth });
       return stats.body.total >= 6 ? true : undefined;
     });
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await open(page, `/resources/${String(id)}`);
       await page.getByRole('link', { name: 'Traffic' }).click();
       await page.getByLabel('Range').selectOption({ label: 'Last hour' });
@@ -244,18 +222,13 @@ describe('web console: protected resources', () => {
       const blacklisted = page.getByRole('row').filter({ hasText: 'blacklist' });
       assert.deepEqual(await blacklisted.getByRole('cell').allTextContents(), ['blacklist', '2', '33.3 %']);
       await screenshot(page, 'resource-traffic');
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('delete asks first, then the resource is gone from the page and the API', { skip: noBrowser }, async () => {
     assert.ok(browser);
     const { id } = await createResource(service, auth, { name: 'gone.example', origins: [{ origin_data: origin.address }], is_waf_enabled: true, service_geoip_mode: 2, service_geoip_list: 'DE,FR' });
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await open(page, '/resources');
       const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'gone.example' }) });
       assert.deepEqual(await row.locator('.tag').allTextContents(), ['WAF', 'geo: only 2']);
@@ -268,10 +241,7 @@ describe('web console: protected resources', () => {
       await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
       await page.getByRole('link', { name: 'gone.example' }).waitFor({ state: 'detached' });
       assert.equal((await resource(id)).status, 404);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('a Read-only user reads every setting with no write control; a phone gets no sideways scroll', { skip: noBrowser }, async () => {
@@ -279,11 +249,9 @@ describe('web console: protected resources', () => {
     const { id } = await createResource(service, auth, { name: 'read.example', aliases: [{ alias_data: 'www.read.example' }], origins: [{ origin_data: origin.address }] });
     const created = await call(service.url, 'POST', '/iam/users', { auth, body: { email: 'reader@example.com', password: 'reader password 1', role: { name: 'Read-only' } } });
     assert.equal(created.status, 201, created.text);
-    const cp = await openConsole(browser, service.url, { email: 'reader@example.com', password: 'reader password 1', width: 390 });
-    const { page } = cp;
-    // A string: the test's TypeScript has no DOM types.
-    const noSidewaysScroll = async () => assert.equal(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), true, 'no horizontal scroll');
-    try {
+    await inConsole(openConsole(browser, service.url, { email: 'reader@example.com', password: 'reader password 1', width: 390 }), async ({ page }) => {
+      // A string: the test's TypeScript has no DOM types.
+      const noSidewaysScroll = async () => assert.equal(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), true, 'no horizontal scroll');
       await open(page, '/resources');
       await page.getByRole('link', { name: 'read.example' }).waitFor();
       assert.equal(await page.locator('[data-write]').count(), 0);
@@ -303,9 +271,6 @@ describe('web console: protected resources', () => {
       await page.getByText('Your role can read resources but not create them.').waitFor();
       assert.equal(await page.locator('form').count(), 0);
       assert.equal((await resource(id)).status, 200);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 });

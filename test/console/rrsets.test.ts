@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { assertClean, launchBrowser, noBrowser, openConsole, screenshot } from '../support/console.ts';
+import { inConsole, launchBrowser, noBrowser, openConsole, screenshot } from '../support/console.ts';
 import { ask } from '../support/dns-client.ts';
 import { call } from '../support/http.ts';
 import { adminAuth } from '../support/proxy.ts';
@@ -43,9 +43,7 @@ describe('web console: record sets', () => {
 
   test('RRsets of seven types made in the editor are stored and served', { skip: noBrowser }, async () => {
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       const made: [name: string, type: string, fields: [label: string, value: string][][], content: unknown[][]][] = [
         ['www', 'A', [[['IPv4 address', '192.0.2.10']], [['IPv4 address', '192.0.2.11']]], [['192.0.2.10'], ['192.0.2.11']]],
         ['www', 'AAAA', [[['IPv6 address', '2001:DB8:0:0::10']]], [['2001:db8::10']]],
@@ -97,17 +95,12 @@ describe('web console: record sets', () => {
       await row.waitFor();
       assert.match((await row.textContent()) ?? '', /192\.0\.2\.10.*192\.0\.2\.11/);
       await screenshot(page, 'records');
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('a geodns RRset made in the editor answers by the requester\'s country', { skip: noBrowser }, async () => {
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await go(page, `/zones/${zone}/rrsets/new?type=A`);
       await page.getByLabel('Name', { exact: true }).fill('geo');
       await record(page, 1).getByLabel('IPv4 address').fill('192.0.2.101');
@@ -160,17 +153,12 @@ describe('web console: record sets', () => {
 
       // The table sums the chain up.
       await page.getByRole('row').filter({ hasText: 'geodns → first_n (limit 1)' }).waitFor();
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('the API\'s validation messages appear next to their fields, and nothing is saved', { skip: noBrowser }, async () => {
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await go(page, `/zones/${zone}/rrsets/new`);
       await page.getByLabel('Name', { exact: true }).fill('bad');
       await record(page, 1).getByLabel('IPv4 address').fill('192.0.2.1');
@@ -201,19 +189,14 @@ describe('web console: record sets', () => {
       await expectError(record(page, 1).getByLabel('Mail exchange'), 'MX exchange is not a valid host name');
       assert.equal(await errorOf(record(page, 1).getByLabel('Preference')).textContent(), '');
       assert.equal((await getRrset(`badmail.${zone}`, 'MX')).status, 404);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('editing an RRset: TTL, a disabled record, a health check', { skip: noBrowser }, async () => {
     assert.ok(browser);
     // A wildcard owner: '*' travels through the console's links and the API's paths.
     await putRrset('%2A.app', 'A', { ttl: 300, resource_records: [{ content: ['10.0.0.1'] }, { content: ['10.0.0.2'], meta: { custom: 'kept' } }] });
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await go(page, `/zones/${zone}`);
       await page.getByRole('link', { name: `Edit *.app.${zone} A` }).click();
       await page.getByRole('heading', { level: 1, name: `*.app.${zone} A` }).waitFor();
@@ -242,19 +225,14 @@ describe('web console: record sets', () => {
       const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: `*.app.${zone}`, exact: true }) });
       assert.match((await row.textContent()) ?? '', /10\.0\.0\.2disabled/);
       assert.match((await row.textContent()) ?? '', /health check TCP :8080 every 30 s/);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('deleting an RRset asks first; the table filters by name and type', { skip: noBrowser }, async () => {
     assert.ok(browser);
     await putRrset('gone', 'TXT', { ttl: 300, resource_records: [{ content: ['bye'] }] });
     await putRrset('mx-only', 'MX', { ttl: 300, resource_records: [{ content: [20, 'mx.shop.example.'] }] });
-    const cp = await openConsole(browser, service.url);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url), async ({ page }) => {
       await go(page, `/zones/${zone}`);
       const remove = page.getByRole('button', { name: `Delete gone.${zone} TXT` });
       await remove.click();
@@ -275,10 +253,7 @@ describe('web console: record sets', () => {
       assert.deepEqual(await page.locator('table.rrsets tbody th').allTextContents(), [`mx-only.${zone}`]);
       await page.getByLabel('Filter by name').fill('nothing-like-this');
       await page.getByText('No record set matches.').waitFor();
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('at a phone\'s width the table scrolls in its frame and the editor fits the screen', { skip: noBrowser }, async () => {
@@ -288,9 +263,7 @@ describe('web console: record sets', () => {
       pickers: [{ type: 'weighted_shuffle' }],
       resource_records: [{ content: [0, 5, 443, 'a-rather-long-target-name.shop.example.'], meta: { weight: 5, notes: ['first'] } }],
     });
-    const cp = await openConsole(browser, service.url, { width: 390 });
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url, { width: 390 }), async ({ page }) => {
       const pageWidth = () => page.evaluate<number>('document.documentElement.scrollWidth');
       await go(page, `/zones/${zone}`);
       await page.getByRole('link', { name: `Edit phone.${zone} SRV` }).waitFor();
@@ -298,10 +271,7 @@ describe('web console: record sets', () => {
       await page.getByRole('link', { name: `Edit phone.${zone} SRV` }).click();
       await record(page, 1).getByLabel('Target').waitFor();
       assert.ok((await pageWidth()) <= 390, `editor ${await pageWidth()} px wide`);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('a Read-only user sees the record sets and a disabled editor, with nothing that writes', { skip: noBrowser }, async () => {
@@ -310,9 +280,7 @@ describe('web console: record sets', () => {
     const user = await call(service.url, 'POST', '/iam/users', { auth, body: { ...reader, role: { name: 'Read-only' } } });
     assert.equal(user.status, 201, user.text);
     await putRrset('ro', 'A', { ttl: 300, pickers: [{ type: 'geodns' }], resource_records: [{ content: ['192.0.2.7'], meta: { countries: ['DE'] } }] });
-    const cp = await openConsole(browser, service.url, reader);
-    const { page } = cp;
-    try {
+    await inConsole(openConsole(browser, service.url, reader), async ({ page }) => {
       await go(page, `/zones/${zone}`);
       await page.getByRole('link', { name: `View ro.${zone} A` }).click();
       await page.getByRole('heading', { level: 1, name: `ro.${zone} A` }).waitFor();
@@ -322,10 +290,7 @@ describe('web console: record sets', () => {
       assert.equal(await page.locator('[data-write]').count(), 0);
       assert.equal(await page.getByRole('button', { name: /Save|Delete|Add|Remove|Move/ }).count(), 0);
       assert.equal((await getRrset(`ro.${zone}`, 'A')).status, 200);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 });
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { assertError } from '../support/assertions.ts';
-import { assertClean, launchBrowser, noBrowser, openConsole, screenshot } from '../support/console.ts';
+import { inConsole, launchBrowser, noBrowser, openConsole, screenshot } from '../support/console.ts';
 import { bearer, call } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 
@@ -49,8 +49,7 @@ describe('web console: serving and sessions', () => {
 
   test('a wrong password says so; signing in shows who is signed in, with which role', { skip: noBrowser }, async () => {
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url, { signIn: false });
-    try {
+    await inConsole(openConsole(browser, service.url, { signIn: false }), async (cp) => {
       await screenshot(cp.page, 'sign-in');
       await cp.page.getByLabel('E-mail').fill(adminEmail);
       await cp.page.getByLabel('Password').fill('not the password');
@@ -61,16 +60,12 @@ describe('web console: serving and sessions', () => {
       await cp.page.getByRole('button', { name: 'Sign out' }).waitFor();
       assert.equal(await cp.page.locator('.who .role').textContent(), 'Administrators');
       assert.equal(await cp.page.locator('.who-email').textContent(), adminEmail);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('a throttled sign-in (429) tells the user to wait rather than blaming the password', { skip: noBrowser }, async () => {
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url, { signIn: false });
-    try {
+    await inConsole(openConsole(browser, service.url, { signIn: false }), async (cp) => {
       const username = 'throttled@example.com';
       await cp.page.getByLabel('E-mail').fill(username);
       await cp.page.getByLabel('Password').fill('irrelevant1');
@@ -83,16 +78,12 @@ describe('web console: serving and sessions', () => {
         shown = (await cp.page.locator('.form-error').textContent()) ?? '';
       }
       assert.match(shown, /^Too many sign-in attempts\. Wait \d+ s and try again\.$/);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('a reload keeps the session; signing out ends it on the server too', { skip: noBrowser }, async () => {
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url);
-    try {
+    await inConsole(openConsole(browser, service.url), async (cp) => {
       const accessTokens: string[] = [];
       cp.page.on('request', (request) => {
         const auth = request.headers()['authorization'];
@@ -115,16 +106,12 @@ describe('web console: serving and sessions', () => {
       assertError(await call(service.url, 'POST', '/iam/auth/jwt/refresh', { body: { refresh } }), 401);
       await cp.page.reload();
       await cp.page.getByRole('button', { name: 'Sign in' }).waitFor();
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('at a phone\'s width the navigation wraps and nothing scrolls sideways', { skip: noBrowser }, async () => {
     assert.ok(browser);
-    const cp = await openConsole(browser, service.url, { width: 390 });
-    try {
+    await inConsole(openConsole(browser, service.url, { width: 390 }), async (cp) => {
       for (const name of ['Dashboard', 'DNS zones', 'Protected resources', 'Account']) {
         assert.ok(await cp.page.getByRole('link', { name, exact: true }).isVisible(), `${name} is reachable`);
       }
@@ -135,10 +122,7 @@ describe('web console: serving and sessions', () => {
       await cp.page.getByRole('link', { name: 'Skip to content' }).focus();
       await cp.page.keyboard.press('Enter');
       assert.equal(await cp.page.evaluate<string>('document.activeElement?.id'), 'main');
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 });
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { assertClean, launchBrowser, noBrowser, openConsole, screenshot } from '../support/console.ts';
+import { inConsole, launchBrowser, noBrowser, openConsole, screenshot } from '../support/console.ts';
 import { ask } from '../support/dns-client.ts';
 import { call } from '../support/http.ts';
 import { adminAuth } from '../support/proxy.ts';
@@ -69,8 +69,7 @@ describe('console: DNS zones', () => {
     }, 5000);
 
   test('a zone created in the page is listed by the API and answered by the DNS server', { skip: noBrowser }, async () => {
-    const cp = await open();
-    try {
+    await inConsole(open(), async (cp) => {
       const { page } = cp;
       await visit(page, '/zones', 'DNS zones');
       await page.getByLabel('Name', { exact: true }).fill('Created.Example.');
@@ -90,15 +89,11 @@ describe('console: DNS zones', () => {
       assert.equal(soa['minimum'], 600);
       assert.equal(soa['serial'], zone.serial);
       assert.match(page.url(), /#\/zones\/created\.example$/, 'the address names the zone as the API keeps it');
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('a reserved name shows the API\'s message beside the name field', { skip: noBrowser }, async () => {
-    const cp = await open();
-    try {
+    await inConsole(open(), async (cp) => {
       const { page } = cp;
       await visit(page, '/zones', 'DNS zones');
       const name = page.getByLabel('Name', { exact: true });
@@ -115,18 +110,14 @@ describe('console: DNS zones', () => {
       assert.equal(await name.inputValue(), 'com', 'what was typed is kept');
       const listed = await call<{ total_amount: number }>(service.url, 'GET', '/dns/v2/zones?name=com&exact_match=true', { auth });
       assert.equal(listed.body.total_amount, 0);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('search by name and paging follow the API\'s list', { skip: noBrowser }, async () => {
     const names = Array.from({ length: 12 }, (_, i) => `shop-${String(i + 1).padStart(2, '0')}.example`);
     for (const name of names) await createZone(name);
     await createZone('other.example');
-    const cp = await open();
-    try {
+    await inConsole(open(), async (cp) => {
       const { page } = cp;
       await visit(page, '/zones', 'DNS zones');
       await page.getByRole('link', { name: 'other.example' }).waitFor();
@@ -156,16 +147,12 @@ describe('console: DNS zones', () => {
       await page.getByRole('button', { name: 'Previous' }).click();
       await page.getByText('Zones 1–10 of 12').waitFor();
       assert.equal(await rows.count(), 10);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('SOA settings are saved, served, and an invalid refresh shows the API\'s message beside it', { skip: noBrowser }, async () => {
     await createZone('soa.example');
-    const cp = await open();
-    try {
+    await inConsole(open(), async (cp) => {
       const { page } = cp;
       await visit(page, '/zones/soa.example?tab=settings', 'soa.example');
       await page.getByLabel('Negative-answer TTL').fill('120');
@@ -194,16 +181,12 @@ describe('console: DNS zones', () => {
       await page.getByRole('button', { name: 'Save settings' }).click();
       await page.getByText(/serial 1 is not later than the zone's next serial/).waitFor();
       assert.equal((await readZone('soa.example')).refresh, 7200);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('DNSSEC turned on shows the API\'s DS record, ready to copy', { skip: noBrowser }, async () => {
     await createZone('signed.example');
-    const cp = await open();
-    try {
+    await inConsole(open(), async (cp) => {
       const { page, context } = cp;
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.url });
       await visit(page, '/zones/signed.example?tab=dnssec', 'signed.example');
@@ -229,10 +212,7 @@ describe('console: DNS zones', () => {
       await page.getByRole('dialog').getByRole('button', { name: 'Turn off' }).click();
       await page.getByRole('button', { name: 'Enable DNSSEC' }).waitFor();
       assert.equal((await readZone('signed.example')).dnssec_enabled, false);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('a pasted zone file is imported, with the skipped lines shown', { skip: noBrowser }, async () => {
@@ -247,8 +227,7 @@ describe('console: DNS zones', () => {
       'odd IN FOO something',
       '',
     ].join('\n');
-    const cp = await open();
-    try {
+    await inConsole(open(), async (cp) => {
       const { page } = cp;
       await visit(page, '/zones/import.example?tab=file', 'import.example');
       // Choosing a file fills the text area with it.
@@ -280,18 +259,14 @@ describe('console: DNS zones', () => {
       await page.locator('.zone-facts').getByText('3 record sets').waitFor();
       await page.waitForLoadState('networkidle');
       await screenshot(page, 'zone');
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('export downloads <zone>.zone with the API\'s zone file, and shows it', { skip: noBrowser }, async () => {
     await createZone('export.example');
     const put = await call(service.url, 'PUT', '/dns/v2/zones/export.example/www/A', { auth, body: { ttl: 120, resource_records: [{ content: ['192.0.2.7'] }] } });
     assert.equal(put.status, 200, put.text);
-    const cp = await open();
-    try {
+    await inConsole(open(), async (cp) => {
       const { page } = cp;
       await visit(page, '/zones/export.example?tab=file', 'export.example');
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export' }).click()]);
@@ -301,16 +276,12 @@ describe('console: DNS zones', () => {
       assert.equal(downloaded, exported.body.raw_zone);
       assert.match(downloaded, /^www\t120\tIN\tA\t192\.0\.2\.7$/m);
       assert.equal(await page.getByLabel('Zone file of export.example').textContent(), exported.body.raw_zone);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('disabling and enabling a zone changes what the DNS server answers', { skip: noBrowser }, async () => {
     await createZone('toggle.example');
-    const cp = await open();
-    try {
+    await inConsole(open(), async (cp) => {
       const { page } = cp;
       await visit(page, '/zones?name=toggle.example', 'DNS zones');
       await page.getByRole('button', { name: 'Disable toggle.example' }).click();
@@ -325,16 +296,12 @@ describe('console: DNS zones', () => {
       await page.getByRole('button', { name: 'Disable zone' }).waitFor();
       assert.equal((await readZone('toggle.example')).status, 'active');
       await soaOf('toggle.example', () => true);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('deleting a zone asks first, then the API no longer has it', { skip: noBrowser }, async () => {
     await createZone('gone.example');
-    const cp = await open();
-    try {
+    await inConsole(open(), async (cp) => {
       const { page } = cp;
       await visit(page, '/zones/gone.example', 'gone.example');
       await page.getByRole('button', { name: 'Delete zone' }).click();
@@ -349,18 +316,14 @@ describe('console: DNS zones', () => {
       assert.equal((await call(service.url, 'GET', '/dns/v2/zones/gone.example', { auth })).status, 404);
       assert.equal(await page.getByRole('link', { name: 'gone.example' }).count(), 0);
       assert.equal((await ask(service.dnsPort, 'gone.example', 'SOA')).packet.rcode, 'REFUSED');
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 
   test('a read-only user sees the zones without any write action', { skip: noBrowser }, async () => {
     await createZone('readable.example');
     const user = await call(service.url, 'POST', '/iam/users', { auth, body: { email: 'reader@example.com', password: 'reader password 123', role: { name: 'Read-only' } } });
     assert.equal(user.status, 201, user.text);
-    const cp = await open({ email: 'reader@example.com', password: 'reader password 123' });
-    try {
+    await inConsole(open({ email: 'reader@example.com', password: 'reader password 123' }), async (cp) => {
       const { page } = cp;
       await visit(page, '/zones', 'DNS zones');
       await page.getByRole('link', { name: 'readable.example' }).waitFor();
@@ -376,9 +339,6 @@ describe('console: DNS zones', () => {
       await page.getByRole('button', { name: 'Export' }).waitFor();
       const { access } = (await call<{ access: string }>(service.url, 'POST', '/iam/auth/jwt/login', { body: { username: 'reader@example.com', password: 'reader password 123' } })).body;
       assert.equal((await call(service.url, 'PATCH', '/dns/v2/zones/readable.example/disable', { auth: `Bearer ${access}`, body: {} })).status, 403);
-      assertClean(cp);
-    } finally {
-      await cp.close();
-    }
+    });
   });
 });

@@ -70,6 +70,20 @@ export function assertClean(consolePage: ConsolePage): void {
 }
 
 /**
+ * Runs `use` on a console being opened (`openConsole`, or a test's own opener), then requires it
+ * clean (`assertClean`); the console is closed whatever happens.
+ */
+export async function inConsole(opening: Promise<ConsolePage>, use: (consolePage: ConsolePage) => Promise<void>): Promise<void> {
+  const consolePage = await opening;
+  try {
+    await use(consolePage);
+    assertClean(consolePage);
+  } finally {
+    await consolePage.close();
+  }
+}
+
+/**
  * Saves a screenshot of the page: into EDGEPLANE_SCREENSHOTS_DIR when set (`npm run screenshots`
  * refreshes docs/screenshots/ this way), otherwise into a temporary directory.
  */
