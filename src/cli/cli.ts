@@ -18,6 +18,7 @@ import { withOperatorContext, withStore } from './operator-context.ts';
 import { tokenCreate, tokenList, tokenRevoke } from './token-commands.ts';
 import { userAdd } from './user-commands.ts';
 import { zoneExport, zoneImport } from './zone-commands.ts';
+import { releaseStartupHeap } from '../startup-heap.ts';
 
 export const exitCodes = { ok: 0, failed: 1, usage: 2, notFound: 3 } as const;
 
@@ -87,6 +88,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<v
     case 'serve': {
       const logger = createLogger(config.logLevel);
       stopOnSignals(await startService(config, logger), logger);
+      await releaseStartupHeap();
       return;
     }
     case 'migrate': {
@@ -116,7 +118,9 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: CliIo):
   } catch (e) {
     const usageError = e instanceof ConfigError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
     if (e instanceof ApiError) {
-      const fields = e.fields === undefined ? '' : ` (${Object.entries(e.fields).map(([k, v]) => `${k}: ${v}`).join('; ')})`;
+      // A field whose message is the error's own adds nothing to it.
+      const named = Object.entries(e.fields ?? {}).filter(([, v]) => v !== e.message);
+      const fields = named.length === 0 ? '' : ` (${named.map(([k, v]) => `${k}: ${v}`).join('; ')})`;
       io.stderr.write(`edgeplane: ${e.message}${fields}\n`);
       return e.status === 404 ? exitCodes.notFound : exitCodes.failed;
     }

@@ -376,14 +376,14 @@ describe('DNS workers sharing the port', () => {
   });
 
   for (const engine of engines()) {
-    test(`on a fixed port the workers start beside the main thread, each serving the zones it loaded (${engine})`, async () => {
+    test(`on a fixed port the workers serve the zones the main thread loaded (${engine})`, async () => {
       const first = await startService({ engine });
       try {
         const auth = bearer((await login(first.url, adminEmail, adminPassword)).access);
         await call(first.url, 'POST', '/dns/v2/zones', { auth, body: { name: 'loaded.test' } });
         await call(first.url, 'PUT', '/dns/v2/zones/loaded.test/www/A', { auth, body: { resource_records: [{ content: ['192.0.2.7'] }] } });
         await first.stop();
-        // The workers do not wait for the main thread's port: each loads the zone from the store itself.
+        // The main thread loads the zone into its shared image; the workers take it on the same port.
         const port = await freePort();
         const again = await first.sibling({ EDGEPLANE_DNS_WORKERS: '2', EDGEPLANE_DNS_LISTEN: `127.0.0.1:${String(port)}` });
         try {

@@ -28,6 +28,8 @@ export interface Service {
   proxyHttpsPort: number;
   engine: Engine;
   dataDir: string;
+  /** The service's process id: a child's with `{ process: true }`, else this process's. */
+  pid: number;
   /** The service's whole environment: `loadConfig` reads only this (a spawned process gets nothing else). */
   env: NodeJS.ProcessEnv;
   /** Everything the service wrote to stdout so far. */
@@ -119,6 +121,7 @@ const launchInProcess: Launch = async (engine, dataDir, env, cleanup) => {
     proxyHttpsPort: service.proxyHttpsPort ?? 0,
     engine,
     dataDir,
+    pid: process.pid,
     env,
     output: () => written,
     stop,
@@ -187,6 +190,7 @@ const launchProcess: Launch = async (engine, dataDir, env, cleanup) => {
     proxyHttpsPort,
     engine,
     dataDir,
+    pid: child.pid ?? 0,
     env,
     output: () => stdout,
     stop,

@@ -24,6 +24,7 @@ import { parseTsigKey } from './tsig.ts';
 import { parseNetwork } from '../../net/networks.ts';
 import type { Handler, UdpListener } from './listener.ts';
 import { listenUdp } from './udp.ts';
+import type { SharedZone } from './load.ts';
 
 export interface DnsServer {
   address: ListenAddress;
@@ -37,6 +38,8 @@ export interface DnsServer {
   serves(zone: string): boolean;
   /** Applies a health check's verdict on one record (health/checker.ts). */
   setHealth(report: HealthReport): void;
+  /** The zones loaded at start, for the other DNS threads (with `share`; once). */
+  takeShared(): SharedZone[];
   stop(): Promise<void>;
 }
 
@@ -54,6 +57,10 @@ export interface DnsServerOptions {
   settings: DnsSettings;
   /** The process's GeoIP data (loaded once, shared by every thread). */
   geo: GeoData;
+  /** Zones another DNS thread of the process loaded (its takeShared()): taken, not read again. */
+  loadedZones?: readonly SharedZone[];
+  /** Keep what other threads need to take the zones this one loads at start (takeShared()). */
+  shareZones?: boolean;
   /** Called after each zone change this server applied (from the API of this process or the store). */
   onZoneChange?: (change: ZoneChange, served: boolean) => void;
   /** Called when this server brought a zone to the store's version by itself (zone-sync.ts). */
@@ -109,7 +116,12 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   // Without the API here, PostgreSQL NOTIFY brings every node's changes the moment they commit.
   const databaseUrl = options.settings.databaseUrl;
   const listens = !options.fed && options.store.engine === 'postgres' && databaseUrl !== undefined;
-  const zones = new ServedZones(options.store.db, sealer(options.settings.secretKey), { onApplied: options.onZoneChange, catalog: options.settings.catalog });
+  const zones = new ServedZones(options.store.db, sealer(options.settings.secretKey), {
+    onApplied: options.onZoneChange,
+    catalog: options.settings.catalog,
+    shared: options.loadedZones,
+    share: options.shareZones,
+  });
   const sync = new ZoneSync({
     db: options.store.db,
     zones,
@@ -198,6 +210,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     apply: (change) => sync.apply(change),
     serves: (zone) => zones.get(zone) !== undefined,
     setHealth: (report) => zones.setHealth(report),
+    takeShared: () => zones.takeShared(),
     stop: async () => {
       await sync.stop();
       await follower?.stop();

@@ -1,6 +1,6 @@
-// Building zone views from the store: a whole zone at start or after a zone-wide change, and only
-// the touched owner names after an RRset change (so a write to a large zone costs one name's reads,
-// or none when the change comes with what it wrote).
+// Building zone views from the store: a whole zone at start or after a zone-wide change (its image,
+// zone-image.ts, and what stays per thread), and only the touched owner names after an RRset change
+// (so a write to a large zone costs one name's reads, or none when the change comes with what it wrote).
 import type { Sealer } from '../../crypto/sealed.ts';
 import type { Db } from '../../store/database.ts';
 import type { ZoneSigner } from '../dnssec/signer.ts';
@@ -14,7 +14,8 @@ import type { ContentValue } from '../rrtypes/record-type.ts';
 import { parseJson } from '../views.ts';
 import { soaRdata } from './soa-rdata.ts';
 import type { PerRecord, ServedRrset } from './served-rrset.ts';
-import { ZoneView, type ZoneHead, type ZoneNode } from './zone-view.ts';
+import { ZoneImage, ZoneImageBuilder, type ZoneImageData } from './zone-image.ts';
+import { rrsetsOf, ZoneView, type ZoneHead, type ZoneNode } from './zone-view.ts';
 
 /** `version`: the zone version the view will have every change up to; the row's own by default. */
 export function zoneHead(zone: ZoneRow, signer: ZoneSigner | undefined, version = zone.version): ZoneHead {
@@ -69,13 +70,46 @@ function nodeOf(rrsets: RrsetWithRecords[]): ZoneNode {
   return served.length === 1 ? (served[0] ?? []) : served.sort((a, b) => a.type - b.type).slice();
 }
 
-/** The whole zone; `zone` was read before its RRsets are, so the view has at least its version. */
-export async function loadZone(db: Db, sealer: Sealer, zone: ZoneRow): Promise<ZoneView> {
-  const view = new ZoneView(zoneHead(zone, await zoneSigner(db, sealer, zone)));
+/** A zone's image as the other threads of the process take it, with the rows of the names each keeps itself. */
+export interface SharedZone {
+  zoneId: number;
+  /** The zone's version the image has every change up to (its row's when read). */
+  version: number;
+  image: ZoneImageData;
+  /** Every RRset at the names not in the image: the apex, names with pickers. */
+  rows: RrsetWithRecords[];
+}
+
+/**
+ * The whole zone; `zone` was read before its RRsets are, so the view has at least its version.
+ * Static RRsets go to the zone's image, the rest stays per thread. With `share`, the rows of what
+ * stays per thread are kept too, so other threads can take the image (sharedView()).
+ */
+export async function loadZone(db: Db, sealer: Sealer, zone: ZoneRow, share?: (shared: SharedZone) => void): Promise<ZoneView> {
+  const head = zoneHead(zone, await zoneSigner(db, sealer, zone));
+  const builder = new ZoneImageBuilder(zone.name);
+  const own: [string, ZoneNode][] = [];
+  const rows: RrsetWithRecords[] = [];
   // Page by page: the rows of a large zone are never all in memory at once.
   for await (const page of zoneRrsetPages(db, zone.id)) {
-    for (const [name, rrsets] of Map.groupBy(page, (r) => r.name)) view.setNode(name, nodeOf(rrsets));
+    for (const [name, rrsets] of Map.groupBy(page, (r) => r.name)) {
+      const node = nodeOf(rrsets);
+      if (name !== zone.name && builder.add(name, rrsetsOf(node))) continue;
+      own.push([name, node]);
+      if (share !== undefined) rows.push(...rrsets);
+    }
   }
+  const image = builder.finish();
+  const view = new ZoneView(head, image);
+  for (const [name, node] of own) view.setNode(name, node);
+  share?.({ zoneId: zone.id, version: zone.version, image: image.data, rows });
+  return view;
+}
+
+/** The view of a zone another thread loaded: its image, and this thread's own objects for the rest. */
+export async function sharedView(db: Db, sealer: Sealer, zone: ZoneRow, shared: SharedZone): Promise<ZoneView> {
+  const view = new ZoneView(zoneHead(zone, await zoneSigner(db, sealer, zone), shared.version), new ZoneImage(shared.image));
+  for (const [name, rrsets] of Map.groupBy(shared.rows, (r) => r.name)) view.setNode(name, nodeOf(rrsets));
   return view;
 }
 

@@ -9,7 +9,7 @@ import type { HealthReport } from '../health/checker.ts';
 import { catalogSerial, storeVersion } from '../../store/zones.ts';
 import { catalogMembers, catalogView } from './catalog.ts';
 import type { WireRecord } from './response.ts';
-import { loadZone, refreshNames, setNames } from './load.ts';
+import { loadZone, refreshNames, setNames, sharedView, type SharedZone } from './load.ts';
 import { recordValue } from './served-rrset.ts';
 import { parentOf, rrsetOf, type ZoneView } from './zone-view.ts';
 
@@ -33,13 +33,34 @@ export class ServedZones {
   /** The catalog as served. A hosted zone of the same name is never served: whoever could write it
    *  would decide which zones the secondaries serve. */
   #catalog: ZoneView | undefined;
+  /** Zones another thread of the process loaded, for loadAll() to take rather than read. */
+  #given: readonly SharedZone[];
+  /** Whether loadAll() keeps what other threads need to take the zones it loads (takeShared()). */
+  readonly #sharing: boolean;
+  #shared: SharedZone[] = [];
 
-  /** `onApplied` runs after each change is applied, whichever way it arrived; `served`: the zone is. */
-  constructor(db: Db, sealer: Sealer, options: { onApplied?: (change: ZoneChange, served: boolean) => void; catalog?: string | undefined } = {}) {
+  /**
+   * `onApplied` runs after each change is applied, whichever way it arrived; `served`: the zone is.
+   * `shared`: zones another thread loaded (its takeShared()); `share`: keep this thread's for others.
+   */
+  constructor(
+    db: Db,
+    sealer: Sealer,
+    options: { onApplied?: (change: ZoneChange, served: boolean) => void; catalog?: string | undefined; shared?: readonly SharedZone[]; share?: boolean } = {},
+  ) {
     this.#db = db;
     this.#sealer = sealer;
     this.#onApplied = options.onApplied ?? (() => undefined);
     this.#catalogName = options.catalog;
+    this.#given = options.shared ?? [];
+    this.#sharing = options.share ?? false;
+  }
+
+  /** The zones loadAll() loaded, for the other threads to take (once: this thread keeps nothing for them after). */
+  takeShared(): SharedZone[] {
+    const shared = this.#shared;
+    this.#shared = [];
+    return shared;
   }
 
   /** What a transfer of `zone` adds to its view: for the catalog, one record per hosted zone (catalog.ts). */
@@ -98,8 +119,15 @@ export class ServedZones {
   async loadAll(): Promise<number> {
     const version = await storeVersion(this.#db);
     const zones = await this.#db.selectFrom('zones').selectAll().where('enabled', '=', 1).execute();
+    const given = new Map(this.#given.map((shared) => [shared.zoneId, shared]));
+    this.#given = [];
+    const share = this.#sharing ? (shared: SharedZone) => this.#shared.push(shared) : undefined;
     for (const zone of zones) {
-      if (zone.name !== this.#catalogName) this.#zones.set(zone.name, await loadZone(this.#db, this.#sealer, zone));
+      if (zone.name === this.#catalogName) continue;
+      // Another thread's image serves only when it has exactly this row's version; else the zone is read.
+      const shared = given.get(zone.id);
+      const view = shared?.version === zone.version ? await sharedView(this.#db, this.#sealer, zone, shared) : await loadZone(this.#db, this.#sealer, zone, share);
+      this.#zones.set(zone.name, view);
     }
     const disabled = await this.#db.selectFrom('zones').select('name').where('enabled', '=', 0).execute();
     for (const zone of disabled) this.#disabled.add(zone.name);

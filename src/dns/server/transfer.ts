@@ -9,7 +9,7 @@ import { type as rrType } from './lookup.ts';
 import { parseQuery, type Query } from './query.ts';
 import { rcode, ResponseWriter, type WireRecord } from './response.ts';
 import { rrsetRecords, signingTypes } from './transfer-records.ts';
-import { rrsetOf, rrsetsOf, type ZoneNode, type ZoneView } from './zone-view.ts';
+import { rrsetOf, rrsetsOf, type ZoneView } from './zone-view.ts';
 
 export const transferTypes = new Set([251, 252]);
 /** Message size for a transfer: a few thousand records each. */
@@ -52,24 +52,18 @@ export function soaRecord(zone: ZoneView): WireRecord {
 
 /**
  * The zone's records in transfer order: its SOA, everything else (`extra` too), its SOA again. The
- * view changes in place as changes are applied, so its nodes (never changed themselves, only
- * replaced) are taken first: the transfer is of the zone as it was when asked for, at a few
- * octets a name rather than its whole wire form.
+ * view's names are taken as they are when asked for (ZoneView.entries(): the image never changes,
+ * this thread's own names are copied), so changes applied meanwhile do not show half-way.
  */
 function zoneRecords(zone: ZoneView, extra: readonly WireRecord[]): Generator<WireRecord> {
   const soa = soaRecord(zone);
-  const names: string[] = [];
-  const nodes: ZoneNode[] = [];
-  for (const [name, node] of zone.entries()) {
-    names.push(name);
-    nodes.push(node);
-  }
+  const entries = zone.entries();
   return (function* () {
     yield soa;
-    for (let i = 0; i < names.length; i++) {
-      for (const rrset of rrsetsOf(nodes[i] ?? [])) {
+    for (const [name, node] of entries) {
+      for (const rrset of rrsetsOf(node)) {
         if (rrset.type === rrType.soa || signingTypes.has(rrset.type)) continue;
-        yield* rrsetRecords(names[i] ?? '', rrset);
+        yield* rrsetRecords(name, rrset);
       }
     }
     yield* extra;

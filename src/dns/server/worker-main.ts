@@ -8,8 +8,10 @@ import type { GeoData } from '../../geo/geoip.ts';
 import type { ZoneChange } from '../../events/change-feed.ts';
 import type { HealthReport } from '../health/checker.ts';
 import { createLogger } from '../../logger.ts';
+import { releaseStartupHeap } from '../../startup-heap.ts';
 import { openStore } from '../../store/database.ts';
 import { startDnsServer, type DnsSettings } from './dns-server.ts';
+import type { SharedZone } from './load.ts';
 
 export interface WorkerData {
   dataDir: string;
@@ -23,6 +25,8 @@ export interface WorkerData {
   settings: DnsSettings;
   /** The process's GeoIP data: shared memory, the same bytes as every other thread's. */
   geo: GeoData;
+  /** The zones the main thread loaded: their images are shared memory too (load.ts). */
+  zones: SharedZone[];
 }
 
 export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'health'; report: HealthReport } | { kind: 'metrics' } | { kind: 'stop' };
@@ -61,6 +65,8 @@ try {
     shared: true,
     settings: data.settings,
     geo: data.geo,
+    // Handed over, not kept in workerData: the view keeps what it needs of them.
+    loadedZones: data.zones.splice(0),
     onCaughtUp: (change, served) => port.postMessage({ kind: 'caught-up', id: 0, change, served } satisfies FromWorker),
   });
   const handle = async (message: WorkerRequest): Promise<Partial<FromWorker>> => {
@@ -86,6 +92,7 @@ try {
     );
   });
   port.postMessage({ kind: 'ready', id: 0 } satisfies FromWorker);
+  await releaseStartupHeap();
 } catch (e) {
   port.postMessage({ kind: 'failed', id: 0, error: e instanceof Error ? e.message : String(e) } satisfies FromWorker);
   await store.close();

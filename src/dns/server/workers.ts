@@ -15,7 +15,9 @@ import type { Thresholds } from '../health/hysteresis.ts';
 import { notifySecondaries } from './notify.ts';
 import { parseTsigKey } from './tsig.ts';
 import type { FromWorker, ToWorker, WorkerData, WorkerRequest } from './worker-main.ts';
+import type { SharedZone } from './load.ts';
 import { within } from '../../within.ts';
+import { workerEnv } from '../../compile-cache.ts';
 
 /** How long the API waits for every DNS thread to serve a change before it answers anyway. */
 const applyWaitMs = 10_000;
@@ -54,7 +56,7 @@ interface Thread {
 
 function spawn(data: WorkerData, output: Writable, onFailure: (e: unknown) => void, onCaughtUp: (change: ZoneChange, served: boolean) => void): Promise<Thread> {
   // A worker's stdout would go to the process's; the service's output may be elsewhere.
-  const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: data, stdout: true });
+  const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: data, stdout: true, env: workerEnv() });
   worker.stdout.pipe(output, { end: false });
   const waiting = new Map<number, (reply: FromWorker) => void>();
   let next = 1;
@@ -148,7 +150,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     if (thread > 0 || options.changes !== undefined) notifyOf(change, served);
   };
   const fed = options.changes !== undefined;
-  const data = (thread: number, port: number): WorkerData => ({
+  const data = (thread: number, port: number, zones: SharedZone[]): WorkerData => ({
     dataDir: options.dataDir,
     host: options.listen.host,
     port,
@@ -157,15 +159,15 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     fed,
     settings: options.settings,
     geo: options.geo,
+    zones,
   });
   const onFailure = (e: unknown) => options.logger.error({ err: e }, 'DNS worker failed');
-  // Every thread loads the zones itself, all at once: a large zone is served after one thread's load,
-  // not after one per thread in turn. Port 0 (tests) is the exception: the workers bind the port the
-  // main thread got, so they start once it serves.
-  const starting = startDnsServer({ ...options, shared, fed, thread: 0, onZoneChange, onCaughtUp: onCaughtUp(0) });
-  const portOf = async () => (options.listen.port === 0 ? (await starting).address.port : options.listen.port);
-  const spawning = Array.from({ length: options.workers - 1 }, async (_, i) => spawn(data(i + 1, await portOf()), options.output, onFailure, onCaughtUp(i + 1)));
-  const [own] = await Promise.allSettled([starting]);
+  // This thread loads the zones, each into one image in shared memory (docs/dns-server.md, "Memory");
+  // the workers start once it serves and take the images rather than load their own copies.
+  const [own] = await Promise.allSettled([startDnsServer({ ...options, shared, fed, thread: 0, shareZones: shared, onZoneChange, onCaughtUp: onCaughtUp(0) })]);
+  const images = own.status === 'fulfilled' ? own.value.takeShared() : [];
+  const port0 = own.status === 'fulfilled' ? own.value.address.port : 0;
+  const spawning = own.status === 'fulfilled' ? Array.from({ length: options.workers - 1 }, (_, i) => spawn(data(i + 1, port0, images), options.output, onFailure, onCaughtUp(i + 1))) : [];
   const started = await Promise.allSettled(spawning);
   const threads = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = own.status === 'rejected' ? own : started.find((s) => s.status === 'rejected');

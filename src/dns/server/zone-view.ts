@@ -4,6 +4,7 @@
 import type { ZoneSigner } from '../dnssec/signer.ts';
 import { labelEnd } from '../wire/name.ts';
 import type { ServedRrset } from './served-rrset.ts';
+import type { ZoneImage } from './zone-image.ts';
 
 /** A name's RRsets: a lone one, or several in type order. */
 export type ZoneNode = ServedRrset | readonly ServedRrset[];
@@ -63,12 +64,21 @@ function apexRrsets(head: ZoneHead, node: ZoneNode): ServedRrset[] {
 
 export class ZoneView {
   #head: ZoneHead;
-  readonly #nodes = new Map<string, ZoneNode>();
-  /** For every name above an existing node (up to the apex): how many nodes lie below it. */
+  /** The zone as loaded, shared by every thread of the process; undefined: #nodes holds all of it. */
+  readonly #image: ZoneImage | undefined;
+  /**
+   * The names this thread holds itself: all of a zone without image; with one, the apex, names
+   * with pickers and every name changed since the image was built (null: removed from the image).
+   */
+  readonly #nodes = new Map<string, ZoneNode | null>();
+  /** For every name above a node (up to the apex): how many nodes lie below it, besides the image's count. */
   readonly #below = new Map<string, number>();
+  #size: number;
 
-  constructor(head: ZoneHead) {
+  constructor(head: ZoneHead, image?: ZoneImage) {
     this.#head = head;
+    this.#image = image;
+    this.#size = image?.names ?? 0;
     this.setNode(head.name, []);
   }
 
@@ -87,37 +97,72 @@ export class ZoneView {
   }
 
   node(name: string): ZoneNode | undefined {
-    return this.#nodes.get(name);
+    const own = this.#nodes.get(name);
+    if (own !== undefined) return own ?? undefined;
+    const image = this.#image;
+    if (image === undefined) return undefined;
+    const at = image.find(name);
+    return at >= 0 && image.hasData(at) ? image.node(at) : undefined;
   }
 
   /** The name exists: it owns data, or is an empty non-terminal above names that do. */
   exists(name: string): boolean {
-    return this.#nodes.has(name) || (this.#below.get(name) ?? 0) > 0;
+    const own = this.#nodes.get(name);
+    if (own) return true;
+    const below = this.#below.get(name) ?? 0;
+    const image = this.#image;
+    const at = image === undefined ? -1 : image.find(name);
+    if (image === undefined || at < 0) return below > 0;
+    return (own === undefined && image.hasData(at)) || image.below(at) + below > 0;
+  }
+
+  /** Whether the image has data at `name` (this thread may have replaced or removed it since). */
+  #inImage(name: string): boolean {
+    const image = this.#image;
+    if (image === undefined) return false;
+    const at = image.find(name);
+    return at >= 0 && image.hasData(at);
   }
 
   /** Replaces a node's RRsets; none (an empty array) removes the node. The apex always holds the SOA. */
   setNode(name: string, rrsets: ZoneNode): void {
     const node = name === this.#head.name ? apexRrsets(this.#head, rrsets) : rrsets;
-    const had = this.#nodes.has(name);
+    const own = this.#nodes.get(name);
+    const inImage = this.#inImage(name);
+    const had = own === undefined ? inImage : own !== null;
     const has = !isList(node) || node.length > 0;
     if (has) this.#nodes.set(name, node);
+    else if (inImage) this.#nodes.set(name, null);
     else this.#nodes.delete(name);
-    if (had !== has) this.#count(name, has ? 1 : -1);
+    if (had !== has) {
+      this.#size += has ? 1 : -1;
+      this.#count(name, has ? 1 : -1);
+    }
   }
 
   get size(): number {
-    return this.#nodes.size;
+    return this.#size;
   }
 
-  /** Every owner name with its RRsets, the apex first (a zone transfer's order). */
+  /**
+   * Every owner name with its RRsets, the apex first (a zone transfer's order): this thread's own,
+   * then the image's it does not replace. The names as they are now: changes applied while the
+   * iteration goes on are not seen (the image never changes; this thread's own names are copied).
+   */
   entries(): IterableIterator<[string, ZoneNode]> {
-    return this.#nodes.entries();
+    const own = new Map(this.#nodes);
+    const image = this.#image;
+    return (function* (): Generator<[string, ZoneNode]> {
+      for (const [name, node] of own) if (node !== null) yield [name, node];
+      if (image === undefined) return;
+      for (const [name, at] of image.entries()) if (!own.has(name)) yield [name, image.read(at)];
+    })();
   }
 
   #count(name: string, delta: number): void {
     for (let parent = parentOf(name); parent !== undefined && parent.length >= this.name.length; parent = parentOf(parent)) {
       const n = (this.#below.get(parent) ?? 0) + delta;
-      if (n > 0) this.#below.set(parent, n);
+      if (n !== 0) this.#below.set(parent, n);
       else this.#below.delete(parent);
       if (parent === this.name) break;
     }
