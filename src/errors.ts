@@ -29,7 +29,7 @@ export const invalid = (message: string, fields?: FieldErrors) =>
 export const unauthorized = (message = 'authentication required') => new ApiError(401, 'unauthorized', message);
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);
-export const conflict = (message: string) => new ApiError(409, 'conflict', message);
+export const conflict = (message: string, fields?: FieldErrors) => new ApiError(409, 'conflict', message, fields === undefined ? {} : { fields });
 export const throttled = (retryAfterSeconds: number, message = 'too many requests, retry later') =>
   new ApiError(429, 'too_many_requests', message, {
     headers: { 'retry-after': String(retryAfterSeconds) },

@@ -4,6 +4,7 @@ import { ApiError, conflict, notFound } from '../errors.ts';
 import type { Db } from '../store/database.ts';
 import { countAccounts, findAccount, insertAccount } from '../store/accounts.ts';
 import { isUniqueViolation } from '../store/errors.ts';
+import { emailInUse } from './users.ts';
 import { insertUser, listAccountUsers } from '../store/users.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 import { accountView } from './views.ts';
@@ -31,7 +32,7 @@ export async function createAccount(db: Db, passwords: PasswordHasher, input: Ne
     });
     return accountView(account, await listAccountUsers(db, account.id));
   } catch (e) {
-    if (isUniqueViolation(e)) throw conflict('a user with this e-mail address already exists');
+    if (isUniqueViolation(e)) throw conflict(emailInUse, { email: emailInUse });
     throw e;
   }
 }

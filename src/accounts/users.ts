@@ -6,6 +6,7 @@ import { deleteAccountUser, findAccountUser, insertUser, listAccountUsers, type 
 import type { PasswordHasher } from './password-hasher.ts';
 import type { Principal } from './principal.ts';
 import type { Role } from './roles.ts';
+import { forgetTokens } from './token-cache.ts';
 import { userView } from './views.ts';
 
 export interface NewUser {
@@ -14,6 +15,9 @@ export interface NewUser {
   name?: string | undefined;
   role: Role;
 }
+
+/** A taken e-mail address (in any account): the 409's message, and its field's, for clients that show errors by field. */
+export const emailInUse = 'a user with this e-mail address already exists';
 
 /** Inserts a user; a taken e-mail address (in any account) is a 409. */
 async function insertNewUser(db: Db, passwords: PasswordHasher, accountId: number, user: NewUser): Promise<UserRow> {
@@ -27,7 +31,7 @@ async function insertNewUser(db: Db, passwords: PasswordHasher, accountId: numbe
       role: user.role,
     });
   } catch (e) {
-    if (isUniqueViolation(e)) throw conflict('a user with this e-mail address already exists');
+    if (isUniqueViolation(e)) throw conflict(emailInUse, { email: emailInUse });
     throw e;
   }
 }
@@ -49,4 +53,6 @@ export async function getUser(db: Db, caller: Principal, userId: number) {
 export async function removeUser(db: Db, caller: Principal, userId: number): Promise<void> {
   if (userId === caller.userId) throw conflict('you cannot delete yourself');
   if (!(await deleteAccountUser(db, caller.accountId, userId))) throw notFound('user is not found');
+  // The user's API tokens went with it.
+  forgetTokens(db);
 }

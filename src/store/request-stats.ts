@@ -57,14 +57,25 @@ export async function sumRequestCounts(db: Db, filter: RequestCountFilter): Prom
     .where('bucket', '<', filter.to);
   rows = 'resourceId' in filter ? rows.where('resource_id', '=', filter.resourceId) : rows.where('resource_id', 'in', accountResources(db, filter.accountId));
   if (filter.outcome !== undefined) rows = rows.where('outcome', '=', filter.outcome);
-  const [intervals, outcomes] = await Promise.all([
-    rows.select([start.as('start'), (eb) => eb.fn.sum<number | string>('count').as('count')]).groupBy(start).orderBy(start).execute(),
-    rows.select(['outcome', (eb) => eb.fn.sum<number | string>('count').as('count')]).groupBy('outcome').orderBy('outcome').execute(),
-  ]);
-  return {
-    intervals: intervals.map((r) => ({ start: Number(r.start), count: Number(r.count) })),
-    outcomes: new Map(outcomes.map((r) => [r.outcome, Number(r.count)])),
-  };
+  // One statement, so both sums read the same rows: two (on PostgreSQL, on two connections) could
+  // fall either side of a flush and disagree.
+  const sums = await rows
+    .select([start.as('start'), 'outcome', (eb) => eb.fn.sum<number | string>('count').as('count')])
+    .groupBy([start, 'outcome'])
+    .orderBy(start)
+    .orderBy('outcome')
+    .execute();
+  const intervals: { start: number; count: number }[] = [];
+  const outcomes = new Map<string, number>();
+  for (const row of sums) {
+    const count = Number(row.count);
+    const at = Number(row.start);
+    const last = intervals.at(-1);
+    if (last?.start === at) last.count += count;
+    else intervals.push({ start: at, count });
+    outcomes.set(row.outcome, (outcomes.get(row.outcome) ?? 0) + count);
+  }
+  return { intervals, outcomes: new Map([...outcomes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
 }
 
 export interface RequestSummaryFilter {

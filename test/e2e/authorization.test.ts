@@ -33,7 +33,9 @@ for (const engine of engines()) {
       assert.deepEqual(created.body.groups, [{ id: 2, name: 'Users' }]);
       assert.equal(created.body.client, accountA);
       assert.ok(!('password' in created.body) && !('password_hash' in created.body));
-      assertError(await addUser(admin, 'WRITER@a.example', 'Users'), 409, 'conflict');
+      const taken = await addUser(admin, 'WRITER@a.example', 'Users');
+      assertError(taken, 409, 'conflict');
+      assert.deepEqual(taken.body.fields, { email: 'a user with this e-mail address already exists' }, 'the field the conflict is about');
       assertError(await addUser(admin, 'x@a.example', 'Superuser'), 400, 'invalid_input');
       assertError(await call(url, 'POST', '/iam/users', { auth: admin, body: { email: 'short@a.example', password: 'short' } }), 400, 'invalid_input');
       const byId = await call(url, 'POST', '/iam/users', { auth: admin, body: { email: 'reader@a.example', password: 'user password 1', user_role: { id: 3 } } });
@@ -90,7 +92,9 @@ for (const engine of engines()) {
       assert.equal(created.body.name, 'B Corp');
       assert.equal(created.body.operator, false);
       assert.notEqual(created.body.id, accountA);
-      assertError(await call(url, 'POST', '/iam/accounts', { auth: admin, body: { email: 'owner@b.example', password: 'b password 1' } }), 409);
+      const takenOwner = await call(url, 'POST', '/iam/accounts', { auth: admin, body: { email: 'owner@b.example', password: 'b password 1' } });
+      assertError(takenOwner, 409);
+      assert.deepEqual(takenOwner.body.fields, { email: 'a user with this e-mail address already exists' });
 
       const b = bearer((await login(url, 'owner@b.example', 'b password 1')).access);
       const accountB = created.body.id as number;

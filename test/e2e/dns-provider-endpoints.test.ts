@@ -170,8 +170,12 @@ for (const engine of engines()) {
       assert.equal(created.status, 200, created.text);
       const id = (created.body as { id: number }).id;
       const expected = { id, name: 'office', mapping: [{ tags: ['tag1'], cidr4: ['192.0.2.0/24', '198.51.100.0/24'], cidr6: [] }, { tags: ['tag2', 'tag3'], cidr4: ['203.0.113.0/24'], cidr6: ['2001:db8:10::/64'] }] };
-      assert.deepEqual((await api('GET', `/dns/v2/network-mappings/${String(id)}`)).body, expected);
-      assert.deepEqual((await api('GET', '/dns/v2/network-mappings/by-name/office')).body, expected);
+      // Read alone: the fields (the API reference, generated SDKs) and the same under network_mapping
+      // (the hand-written Go SDK), which also asks for a name at /network-mappings/{name}.
+      const read = { ...expected, network_mapping: expected };
+      assert.deepEqual((await api('GET', `/dns/v2/network-mappings/${String(id)}`)).body, read);
+      assert.deepEqual((await api('GET', '/dns/v2/network-mappings/by-name/office')).body, read);
+      assert.deepEqual((await api('GET', '/dns/v2/network-mappings/office')).body, read);
       assertError(await api('POST', '/dns/v2/network-mappings', { name: 'office', mapping: [] }), 409, 'conflict');
       assert.equal((await api('POST', '/dns/v2/network-mappings', { name: 'branch', mapping: null })).status, 200);
 
@@ -182,13 +186,15 @@ for (const engine of engines()) {
 
       // Replace: the entries change, the name cannot.
       assert.deepEqual((await api('PUT', `/dns/v2/network-mappings/${String(id)}`, { name: 'office', mapping: [{ tags: ['lan'], cidr6: ['fd00::/8'] }] })).body, {});
-      assert.deepEqual((await api('GET', '/dns/v2/network-mappings/by-name/office')).body, { id, name: 'office', mapping: [{ tags: ['lan'], cidr4: [], cidr6: ['fd00::/8'] }] });
+      const replaced = { id, name: 'office', mapping: [{ tags: ['lan'], cidr4: [], cidr6: ['fd00::/8'] }] };
+      assert.deepEqual((await api('GET', '/dns/v2/network-mappings/by-name/office')).body, { ...replaced, network_mapping: replaced });
       assertError(await api('PUT', `/dns/v2/network-mappings/${String(id)}`, { name: 'renamed', mapping: [] }), 400);
       assert.equal((await api('PUT', `/dns/v2/network-mappings/${String(id)}`, { mapping: [{ tags: ['lan'], cidr4: ['10.0.0.0/8'] }] })).status, 200);
 
       // Another account: none of ours to see, change or delete; it may use the same name.
       assertError(await otherApi('GET', `/dns/v2/network-mappings/${String(id)}`), 404, 'not_found');
       assertError(await otherApi('GET', '/dns/v2/network-mappings/by-name/office'), 404);
+      assertError(await otherApi('GET', '/dns/v2/network-mappings/office'), 404);
       assertError(await otherApi('PUT', `/dns/v2/network-mappings/${String(id)}`, { mapping: [] }), 404);
       assertError(await otherApi('DELETE', `/dns/v2/network-mappings/${String(id)}`), 404);
       assert.deepEqual((await otherApi('GET', '/dns/v2/network-mappings')).body, { network_mappings: [], total_amount: 0 });
@@ -227,8 +233,12 @@ for (const engine of engines()) {
       }
       assertError(await api('POST', '/dns/v2/network-mappings', ['not', 'an', 'object']), 400);
       assertError(await call(node.url, 'POST', '/dns/v2/network-mappings', { auth, raw: JSON.stringify({ name: 'big', mapping: [{ tags: ['x'.repeat(2 * 1024 * 1024)] }] }) }), 413);
-      for (const id of ['0', 'abc', '99999999999', '-1']) assertError(await api('GET', `/dns/v2/network-mappings/${id}`), 400);
-      for (const name of ['a%2Fb', 'no%20such', 'a%22b', 'x'.repeat(200)]) assertError(await api('GET', `/dns/v2/network-mappings/by-name/${name}`), 404);
+      for (const id of ['0', '99999999999', '00']) assertError(await api('GET', `/dns/v2/network-mappings/${id}`), 400);
+      for (const name of ['a%2Fb', 'no%20such', 'a%22b', 'x'.repeat(200)]) {
+        assertError(await api('GET', `/dns/v2/network-mappings/by-name/${name}`), 404);
+        assertError(await api('GET', `/dns/v2/network-mappings/${name}`), 404);
+      }
+      for (const name of ['abc', '-1']) assertError(await api('GET', `/dns/v2/network-mappings/${name}`), 404, 'not_found');
       assert.equal(((await api('GET', '/dns/v2/network-mappings')).body as { total_amount: number }).total_amount, 1);
 
       // At most 100 an account: the 101st is refused, and the other account is not affected.

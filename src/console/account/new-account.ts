@@ -5,7 +5,6 @@ import { h, replace } from '../dom.ts';
 import { field, input } from '../components/field.ts';
 import { formError, onSubmit } from '../components/form.ts';
 import { notify } from '../components/notice.ts';
-import { emailTaken } from './email-taken.ts';
 import { createAccount } from './model.ts';
 
 export function newAccountSection(api: Api): HTMLElement {
@@ -29,9 +28,7 @@ export function newAccountSection(api: Api): HTMLElement {
   onSubmit(form, async () => {
     replace(outcome);
     const typedName = name.value.trim();
-    const account = await emailTaken(() =>
-      createAccount(api, { email: email.value.trim(), name: typedName === '' ? undefined : typedName, password: password.value }),
-    );
+    const account = await createAccount(api, { email: email.value.trim(), name: typedName === '' ? undefined : typedName, password: password.value });
     form.reset();
     const admin = account.users[0]?.email ?? account.email;
     notify(`Account “${account.name}” created`);

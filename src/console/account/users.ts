@@ -9,7 +9,6 @@ import { formError, onSubmit, run } from '../components/form.ts';
 import { notify } from '../components/notice.ts';
 import { moment } from './dates.ts';
 import { addUser, deleteUser, listUsers, roleOf, roles, type User } from './model.ts';
-import { emailTaken } from './email-taken.ts';
 
 export function usersSection(api: Api, me: Me, initial: User[], onDeleted: () => Promise<void>): HTMLElement {
   const manage = me.role === 'Administrators';
@@ -60,14 +59,12 @@ function addForm(api: Api, onAdded: () => Promise<void>): HTMLFormElement {
   );
   onSubmit(form, async () => {
     const typedName = name.value.trim();
-    const added = await emailTaken(() =>
-      addUser(api, {
-        email: email.value.trim(),
-        name: typedName === '' ? undefined : typedName,
-        password: password.value,
-        role: roles.find((r) => r === role.value) ?? 'Users',
-      }),
-    );
+    const added = await addUser(api, {
+      email: email.value.trim(),
+      name: typedName === '' ? undefined : typedName,
+      password: password.value,
+      role: roles.find((r) => r === role.value) ?? 'Users',
+    });
     form.reset();
     // reset() goes back to the markup's choice, which names none: the safe default again, not the first.
     role.value = 'Users';

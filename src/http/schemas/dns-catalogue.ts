@@ -30,6 +30,8 @@ export const MappingEntry = Type.Object({
 });
 
 export const NetworkMapping = Type.Object({ id: Type.Integer(), name: Type.String(), mapping: Type.Array(MappingEntry) });
+/** A mapping read alone: its fields, and the same under `network_mapping` (the Go SDK's shape). */
+export const NetworkMappingRead = Type.Object({ ...NetworkMapping.properties, network_mapping: NetworkMapping });
 
 /** Validated in dns/network-mapping-input.ts, so that every problem is named in `fields` at once. */
 export const NetworkMappingBody = Type.Object(

@@ -11,12 +11,14 @@ import {
   readNetworkMapping,
   removeNetworkMapping,
   replaceNetworkMapping,
+  type NetworkMappingView,
 } from '../../../dns/network-mappings.ts';
 import { invalid } from '../../../errors.ts';
 import { principal } from '../../auth.ts';
 import { sendJson } from '../../json-reply.ts';
 import { errors, IntegerId } from '../../schemas/common.ts';
-import { NetworkMapping, NetworkMappingBody } from '../../schemas/dns-catalogue.ts';
+import { NetworkMapping, NetworkMappingBody, NetworkMappingRead } from '../../schemas/dns-catalogue.ts';
+import { maxId } from '../../../store/schema.ts';
 import { paging } from '../../schemas/dns.ts';
 
 const tags = ['dns network mappings'];
@@ -25,6 +27,21 @@ const ListQuery = Type.Object({ ...paging, order_by: Type.Optional(Type.Union([T
 const empty = Type.Object({});
 /** The YAML file's media types; `text/plain` is what the provider's example sends. */
 const yamlTypes = ['text/plain', 'application/yaml', 'application/x-yaml', 'text/yaml'];
+
+/** A path key: all digits is an id (a mapping named only with digits is read by-name/), else a name. */
+function mappingKey(key: string): { id: number } | { name: string } {
+  if (!/^[0-9]+$/.test(key)) return { name: key };
+  const id = Number(key);
+  if (id < 1 || id > maxId) throw invalid('the network mapping id is out of range', { id: `must be an integer from 1 to ${String(maxId)}` });
+  return { id };
+}
+
+/**
+ * One mapping read: its fields, and the same again under `network_mapping`. The provider's generated
+ * SDKs and its API reference read the fields; its hand-written Go SDK (lego's, Terraform's) reads the
+ * wrapper. Each ignores what it does not know, so both work unchanged.
+ */
+const readShape = (mapping: NetworkMappingView) => ({ ...mapping, network_mapping: mapping });
 
 export async function networkMappingRoutes(app: FastifyInstance, ctx: DnsContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -42,14 +59,21 @@ export async function networkMappingRoutes(app: FastifyInstance, ctx: DnsContext
     },
   );
   r.get(
-    '/dns/v2/network-mappings/:id',
-    { schema: { tags, summary: 'One network mapping by id', params: IdParams, response: { 200: NetworkMapping, ...errors(400, 401, 404) } } },
-    async (request, reply) => sendJson(reply, 200, await readNetworkMapping(ctx, principal(request), { id: request.params.id })),
+    '/dns/v2/network-mappings/:key',
+    {
+      schema: {
+        tags,
+        summary: 'One network mapping by id, or by name when the key is not a number (as the provider\'s Go SDK asks for it)',
+        params: Type.Object({ key: Type.String({ maxLength: 255 }) }),
+        response: { 200: NetworkMappingRead, ...errors(400, 401, 404) },
+      },
+    },
+    async (request, reply) => sendJson(reply, 200, readShape(await readNetworkMapping(ctx, principal(request), mappingKey(request.params.key)))),
   );
   r.get(
     '/dns/v2/network-mappings/by-name/:name',
-    { schema: { tags, summary: 'One network mapping by name', params: Type.Object({ name: Type.String({ maxLength: 255 }) }), response: { 200: NetworkMapping, ...errors(401, 404) } } },
-    async (request, reply) => sendJson(reply, 200, await readNetworkMapping(ctx, principal(request), { name: request.params.name })),
+    { schema: { tags, summary: 'One network mapping by name', params: Type.Object({ name: Type.String({ maxLength: 255 }) }), response: { 200: NetworkMappingRead, ...errors(401, 404) } } },
+    async (request, reply) => sendJson(reply, 200, readShape(await readNetworkMapping(ctx, principal(request), { name: request.params.name }))),
   );
   r.put(
     '/dns/v2/network-mappings/:id',
