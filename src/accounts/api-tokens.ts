@@ -13,6 +13,7 @@ import { formatApiToken } from './api-token-format.ts';
 import type { Principal } from './principal.ts';
 import { atLeast, parseRole, type Role } from './roles.ts';
 import { hashSecret, newSecret } from './secrets.ts';
+import { forgetTokens } from './token-cache.ts';
 import { apiTokenView } from './views.ts';
 
 export interface NewApiToken {
@@ -81,4 +82,5 @@ export async function getApiToken(db: Db, caller: Principal, clientId: number, t
 export async function deleteApiToken(db: Db, caller: Principal, clientId: number, tokenId: number): Promise<void> {
   await visibleToken(db, caller, clientId, tokenId);
   await deleteAccountApiToken(db, caller.accountId, tokenId);
+  forgetTokens(db);
 }

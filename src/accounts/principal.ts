@@ -1,14 +1,16 @@
 // Who is calling: resolved from the Authorization header on every authenticated request.
-// The user is read afresh each time, so a deleted user or a demoted issuer takes effect at once; so
-// is an access token's session, so a session revoked on any API node is refused on every node.
+// For an access token the user and session are read afresh each time, so a deleted user or a
+// session revoked on any API node is refused on every node at once; an API token is read at most
+// once a second (token-cache.ts says how soon a deleted token or user is refused).
 import { unauthorized } from '../errors.ts';
 import type { Db } from '../store/database.ts';
-import { findApiTokenForAuth, touchApiToken } from '../store/api-tokens.ts';
+import { touchApiToken } from '../store/api-tokens.ts';
 import { findUserForAuth } from '../store/users.ts';
 import { parseApiToken } from './api-token-format.ts';
 import type { AccessTokens } from './jwt.ts';
 import { asRole, weaker, type Role } from './roles.ts';
 import { secretMatches } from './secrets.ts';
+import { authToken } from './token-cache.ts';
 
 export interface Principal {
   accountId: number;
@@ -43,14 +45,16 @@ async function fromAccessToken(db: Db, tokens: AccessTokens, jwt: string): Promi
 
 async function fromApiToken(db: Db, value: string): Promise<Principal> {
   const parsed = parseApiToken(value);
-  const token = parsed && (await findApiTokenForAuth(db, parsed.id));
+  const now = new Date();
+  const token = parsed && (await authToken(db, parsed.id, now.getTime()));
   if (parsed === undefined || token === undefined || !secretMatches(parsed.secret, token.secret_hash)) {
     throw unauthorized('invalid API token');
   }
-  const now = new Date();
   if (token.exp_date !== null && Date.parse(token.exp_date) <= now.getTime()) throw unauthorized('API token has expired');
   if (token.last_used_at === null || now.getTime() - Date.parse(token.last_used_at) > touchIntervalMs) {
-    await touchApiToken(db, token.id, now.toISOString());
+    // Also in the cached row, so the requests of the next minute do not touch it again.
+    token.last_used_at = now.toISOString();
+    await touchApiToken(db, token.id, token.last_used_at);
   }
   const role = weaker(asRole(token.role), asRole(token.issuer_role));
   return principalOf(token.account_id, token.user_id, role, token.operator, token.id);

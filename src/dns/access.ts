@@ -9,15 +9,18 @@ import { canonicalName, NameError, trimName } from './names.ts';
 export const zoneNotFound = () => notFound('zone is not found');
 export const recordNotFound = () => notFound('record is not found');
 
-export async function callerZone(db: Db, caller: Principal, pathName: string): Promise<ZoneRow> {
-  let name: string;
+/** The zone name a path names, canonical; a name that no zone could have answers 404 like a missing zone. */
+export function zonePathName(pathName: string): string {
   try {
-    name = canonicalName(trimName(pathName));
+    return canonicalName(trimName(pathName));
   } catch (e) {
     if (e instanceof NameError) throw zoneNotFound();
     throw e;
   }
-  const zone = await findAccountZone(db, caller.accountId, name);
+}
+
+export async function callerZone(db: Db, caller: Principal, pathName: string): Promise<ZoneRow> {
+  const zone = await findAccountZone(db, caller.accountId, zonePathName(pathName));
   if (zone === undefined) throw zoneNotFound();
   return zone;
 }

@@ -12,6 +12,7 @@ import { notifyOtherNodes, type ZoneChange } from '../events/change-feed.ts';
 import type { Db } from '../store/database.ts';
 import { rrsetsAtNames, type RrsetWithRecords } from '../store/rrsets.ts';
 import { lockZone, updateZone, type ZoneRow } from '../store/zones.ts';
+import { zoneNotFound } from './access.ts';
 import type { DnsContext } from './context.ts';
 import { journalChange } from './journal/journal-change.ts';
 import { nextSerial } from './soa.ts';
@@ -56,14 +57,17 @@ export interface ChangeOptions {
 
 export async function commitZoneChange<T>(
   ctx: DnsContext,
-  zoneId: number,
+  /** The zone's id, or its name (RRset writes lock the zone without reading it first); 404 when there is none. */
+  which: number | { name: string },
   /** `here`: the RRsets (with records) at the declared names before the change; empty without names. */
   work: (tx: Db, zone: ZoneRow, here: RrsetWithRecords[]) => Promise<ChangeOutcome<T>>,
   options: ChangeOptions = {},
 ): Promise<{ result: T; serial: number | undefined }> {
   const { store, config } = ctx;
   const committed = await store.db.transaction().execute(async (tx) => {
-    const zone = await lockZone(tx, store.engine, zoneId);
+    const zone = await lockZone(tx, store.engine, typeof which === 'number' ? { id: which } : which);
+    if (zone === undefined) throw zoneNotFound();
+    const zoneId = zone.id;
     const bounds = { versions: config.dnsJournalVersions, bytes: config.dnsJournalBytes };
     const here = options.names === undefined ? [] : await rrsetsAtNames(tx, zoneId, options.names);
     const outcome = await work(tx, zone, here);
@@ -71,7 +75,7 @@ export async function commitZoneChange<T>(
     let serial = nextSerial(zone.serial, outcome.requestedSerial);
     for (let step = 1; step < (outcome.changes ?? 1); step++) serial = nextSerial(serial, undefined);
     const now = new Date().toISOString();
-    const version = await updateZone(tx, zoneId, { ...outcome.zoneFields, serial, updated_at: now });
+    const version = await updateZone(tx, store.engine, zoneId, { ...outcome.zoneFields, serial, updated_at: now });
     const after = { ...zone, ...outcome.zoneFields, serial, version, updated_at: now };
     const names = outcome.changedNames;
     await journalChange(tx, {
@@ -82,6 +86,7 @@ export async function commitZoneChange<T>(
       changedNames: names,
       rrsetsAfter: outcome.rrsetsAfter,
       bounds,
+      engine: store.engine,
     });
 
     const meta = parseJson<Record<string, unknown>>(outcome.zoneFields?.meta ?? zone.meta);

@@ -5,7 +5,7 @@ import type { ZoneRow } from '../store/zones.ts';
 import type { RecordType } from './rrtypes/record-type.ts';
 
 export interface Target {
-  zone: ZoneRow;
+  zone: Pick<ZoneRow, 'name'>;
   name: string;
   type: RecordType;
 }

@@ -5,10 +5,15 @@
 // ApiError, thrown before it writes anything) fails alone. Any other error rolls the whole batch
 // back, and its writes are then committed one by one, so that error reaches only the write that
 // caused it. A lone write is committed at once, as before; the queue is per zone and per store.
+//
+// A write names its zone by name and its caller's account, and the zone is read once, locked, in
+// the batch's transaction (no lookup before): a write whose caller's account does not hold the
+// zone fails alone with the 404 of a missing zone.
 import { ApiError } from '../errors.ts';
 import type { Db, Store } from '../store/database.ts';
 import type { RrsetWithRecords } from '../store/rrsets.ts';
 import type { ZoneRow } from '../store/zones.ts';
+import { zoneNotFound } from './access.ts';
 import { commitZoneChange, type RrsetChanges } from './commit.ts';
 import type { DnsContext } from './context.ts';
 
@@ -25,6 +30,8 @@ export interface RrsetWriteOutcome<T> {
  * before it in the batch left them, and throws ApiErrors only before it writes.
  */
 interface Write {
+  /** The caller's account: the zone must be its own. */
+  accountId: number;
   names: readonly string[];
   work: (tx: Db, zone: ZoneRow, here: RrsetWithRecords[]) => Promise<RrsetWriteOutcome<unknown>>;
   resolve: (result: unknown) => void;
@@ -34,29 +41,32 @@ interface Write {
 /** Writes per batch: bounds the transaction (and the journal entry) a burst of writes makes. */
 const maxBatch = 64;
 
-const queues = new WeakMap<Store, Map<number, Write[]>>();
+/** Waiting writes by zone name. */
+const queues = new WeakMap<Store, Map<string, Write[]>>();
 
+/** `zone`: the zone's canonical name and the caller's account. */
 export function commitRrsetWrite<T>(
   ctx: DnsContext,
-  zoneId: number,
+  zone: { name: string; accountId: number },
   names: readonly string[],
   work: (tx: Db, zone: ZoneRow, here: RrsetWithRecords[]) => Promise<RrsetWriteOutcome<T>>,
 ): Promise<T> {
-  const byZone = queues.get(ctx.store) ?? new Map<number, Write[]>();
+  const byZone = queues.get(ctx.store) ?? new Map<string, Write[]>();
   queues.set(ctx.store, byZone);
+  const zoneName = zone.name;
   return new Promise<T>((resolve, reject) => {
-    const write: Write = { names, work, resolve: resolve as (result: unknown) => void, reject };
-    const waiting = byZone.get(zoneId);
+    const write: Write = { accountId: zone.accountId, names, work, resolve: resolve as (result: unknown) => void, reject };
+    const waiting = byZone.get(zoneName);
     if (waiting !== undefined) {
       waiting.push(write);
       return;
     }
     // No batch of this zone under way: this write starts one; those arriving meanwhile wait for it.
     const queue = [write];
-    byZone.set(zoneId, queue);
+    byZone.set(zoneName, queue);
     void (async () => {
-      while (queue.length > 0) await commitBatch(ctx, zoneId, queue.splice(0, maxBatch));
-      byZone.delete(zoneId);
+      while (queue.length > 0) await commitBatch(ctx, zoneName, queue.splice(0, maxBatch));
+      byZone.delete(zoneName);
     })();
   });
 }
@@ -64,12 +74,12 @@ export function commitRrsetWrite<T>(
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** Commits `batch` in one transaction and settles every write in it; never rejects. */
-async function commitBatch(ctx: DnsContext, zoneId: number, batch: Write[]): Promise<void> {
+async function commitBatch(ctx: DnsContext, zoneName: string, batch: Write[]): Promise<void> {
   const names = [...new Set(batch.flatMap((w) => w.names))];
   try {
     const { result } = await commitZoneChange(
       ctx,
-      zoneId,
+      { name: zoneName },
       async (tx, zone, here) => {
         // The RRsets at each name as the writes so far left them: read once, before the first.
         const atName = Map.groupBy(here, (r) => r.name);
@@ -77,6 +87,10 @@ async function commitBatch(ctx: DnsContext, zoneId: number, batch: Write[]): Pro
         const changed = new Set<string>();
         const changes: RrsetChanges = { created: [], updated: [], deleted: [] };
         for (const write of batch) {
+          if (zone.account_id !== write.accountId) {
+            settled.push({ ok: false, error: zoneNotFound() });
+            continue;
+          }
           let outcome: RrsetWriteOutcome<unknown>;
           try {
             outcome = await write.work(tx, zone, write.names.flatMap((name) => atName.get(name) ?? []));
@@ -121,6 +135,6 @@ async function commitBatch(ctx: DnsContext, zoneId: number, batch: Write[]): Pro
       return;
     }
     // Nothing of the batch was committed: each write alone, so the error meets its own write.
-    for (const write of batch) await commitBatch(ctx, zoneId, [write]);
+    for (const write of batch) await commitBatch(ctx, zoneName, [write]);
   }
 }

@@ -5,7 +5,8 @@
 import type { Principal } from '../accounts/principal.ts';
 import { conflict, invalid } from '../errors.ts';
 import { deleteRrset as deleteRrsetRow, findRrset, listRrsets as listRrsetRows, withRecords, upsertRrset, type RrsetOrder } from '../store/rrsets.ts';
-import { callerZone, recordNotFound } from './access.ts';
+import type { ZoneRow } from '../store/zones.ts';
+import { callerZone, recordNotFound, zonePathName } from './access.ts';
 import { checkNeighbours, type Target } from './neighbours.ts';
 import type { DnsContext } from './context.ts';
 import { NameError, ownerName } from './names.ts';
@@ -15,8 +16,21 @@ import { validateRrsetBody, type ValidRrset } from './rrset-input.ts';
 import { rrsetView } from './views.ts';
 
 
-export async function rrsetTarget(ctx: DnsContext, caller: Principal, zonePath: string, namePath: string, typePath: string): Promise<Target> {
+/** The caller's zone (404 when it is not theirs), and the RRset's name and type in it. */
+export async function rrsetTarget(ctx: DnsContext, caller: Principal, zonePath: string, namePath: string, typePath: string): Promise<Target & { zone: ZoneRow }> {
   const zone = await callerZone(ctx.store.db, caller, zonePath);
+  return { ...namedTarget(zone, namePath, typePath), zone };
+}
+
+/**
+ * The RRset's name and type in the zone named by the path, without reading the zone: writes read it
+ * in their transaction (rrset-batch.ts), where a zone that is not the caller's answers 404.
+ */
+function writeTarget(zonePath: string, namePath: string, typePath: string): Target {
+  return namedTarget({ name: zonePathName(zonePath) }, namePath, typePath);
+}
+
+function namedTarget(zone: Pick<ZoneRow, 'name'>, namePath: string, typePath: string): Target {
   const type = recordType(typePath);
   if (type === undefined) {
     const hint = typePath.toUpperCase() === 'SOA' ? '; SOA values are the zone\'s fields (PUT /dns/v2/zones/{name})' : '';
@@ -64,13 +78,13 @@ export async function writeRrset(
   body: Record<string, unknown>,
   mode: 'create' | 'upsert',
 ) {
-  const t = await rrsetTarget(ctx, caller, path.zone, path.name, path.type);
+  const t = writeTarget(path.zone, path.name, path.type);
   const valid = validateRrsetBody(body, t.type, t.zone.name);
-  return commitRrsetWrite(ctx, t.zone.id, [t.name], async (tx, _zone, here) => {
+  return commitRrsetWrite(ctx, { name: t.zone.name, accountId: caller.accountId }, [t.name], async (tx, zone, here) => {
     const existing = here.find((r) => r.type === t.type.type);
     if (existing && mode === 'create') throw conflict(`RRset ${t.name} ${t.type.type} already exists; use PUT to change it`);
     checkNeighbours(t, here.map((r) => r.type));
-    const { rrset, created } = await upsertRrset(tx, t.zone.id, stored(valid, t), new Date().toISOString(), existing);
+    const { rrset, created } = await upsertRrset(tx, zone.id, stored(valid, t), new Date().toISOString(), existing);
     // One view: the answer's, and the webhook's without the warnings (which concern the request).
     const view = rrsetView(rrset, ctx.config.compat, valid.warnings);
     const hooked = valid.warnings.length === 0 ? view : { ...view, warning: '', warnings: [] };
@@ -84,9 +98,9 @@ export async function writeRrset(
 }
 
 export async function deleteRrset(ctx: DnsContext, caller: Principal, zonePath: string, namePath: string, typePath: string): Promise<void> {
-  const t = await rrsetTarget(ctx, caller, zonePath, namePath, typePath);
+  const t = writeTarget(zonePath, namePath, typePath);
   if (t.type.type === 'NS' && t.name === t.zone.name) throw conflict('the apex NS RRset cannot be deleted; replace it with PUT');
-  await commitRrsetWrite(ctx, t.zone.id, [t.name], async (tx, _zone, here) => {
+  await commitRrsetWrite(ctx, { name: t.zone.name, accountId: caller.accountId }, [t.name], async (tx, _zone, here) => {
     const row = here.find((r) => r.type === t.type.type);
     if (row === undefined) throw recordNotFound();
     if (t.type.type === 'NS' && here.some((r) => r.type === 'DS')) {

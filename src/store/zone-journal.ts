@@ -1,7 +1,7 @@
 // The zone journal repository (0013_zone_journal.ts): entries appended in the transaction of each
 // change, pruned right there to the per-zone bounds, and the entries an incremental transfer needs.
 import { sql, type Insertable, type Selectable } from 'kysely';
-import type { Db } from './database.ts';
+import type { Db, Engine } from './database.ts';
 import type { ZoneJournalTable } from './schema.ts';
 
 export type JournalEntry = Selectable<ZoneJournalTable>;
@@ -21,26 +21,36 @@ export async function clearJournal(db: Db, zoneId: number): Promise<void> {
  * Appends an entry and drops the oldest beyond the bounds. An entry larger than the byte bound on
  * its own is not kept, and neither is anything older (no chain could cross it).
  */
-export async function appendJournal(db: Db, entry: Insertable<ZoneJournalTable>, bounds: JournalBounds): Promise<void> {
+export async function appendJournal(db: Db, engine: Engine, entry: Insertable<ZoneJournalTable>, bounds: JournalBounds): Promise<void> {
   if (entry.size > bounds.bytes || bounds.versions < 1) {
     await clearJournal(db, entry.zone_id);
     return;
   }
-  await db.insertInto('zone_journal').values(entry).execute();
-  // One statement, nothing sent back: the entry past the count bound comes from the (zone_id,
-  // version) index; the entries are walked for the byte bound only when their sum crosses it (a
-  // CASE evaluates its branch only then). Newest first, the first entry past either bound and
-  // everything older go.
+  // The entries the new one pushes past the bounds go first, counting it in: newest first, the
+  // first older entry past either bound and everything older. Nothing is sent back: the entry past
+  // the count bound comes from the (zone_id, version) index; the entries are walked for the byte
+  // bound only when their sum crosses it (a CASE evaluates its branch only then).
   const zoneId = entry.zone_id;
-  await sql`
+  const prune = sql`
     delete from zone_journal where zone_id = ${zoneId} and (
-      version <= (select version from zone_journal where zone_id = ${zoneId} order by version desc limit 1 offset ${bounds.versions})
-      or version <= (case when (select sum(size) from zone_journal where zone_id = ${zoneId}) > ${bounds.bytes} then (
+      version <= (select version from zone_journal where zone_id = ${zoneId} order by version desc limit 1 offset ${bounds.versions - 1})
+      or version <= (case when (select sum(size) from zone_journal where zone_id = ${zoneId}) + ${entry.size} > ${bounds.bytes} then (
         select max(version) from (
-          select version, sum(size) over (order by version desc) as kept from zone_journal where zone_id = ${zoneId}
+          select version, ${entry.size} + sum(size) over (order by version desc) as kept from zone_journal where zone_id = ${zoneId}
         ) as newest_first where kept > ${bounds.bytes}
       ) end)
-    )`.execute(db);
+    )`;
+  const insert = sql`
+    insert into zone_journal (zone_id, version, serial_from, serial_to, removed, added, size)
+    values (${zoneId}, ${entry.version}, ${entry.serial_from}, ${entry.serial_to}, ${entry.removed}, ${entry.added}, ${entry.size})`;
+  // PostgreSQL takes both in one statement (one round trip; the delete does not see the new row,
+  // which the bounds above count in); SQLite has no DELETE in WITH, and its statements cost no trip.
+  if (engine === 'postgres') {
+    await sql`with pruned as (${prune}) ${insert}`.execute(db);
+    return;
+  }
+  await prune.execute(db);
+  await insert.execute(db);
 }
 
 /**

@@ -44,11 +44,14 @@ export function allZoneOwners(db: Db): Promise<Pick<ZoneRow, 'name' | 'account_i
   return db.selectFrom('zones').select(['name', 'account_id']).orderBy('name').execute();
 }
 
-/** Reads the zone inside a transaction, locking its row on PostgreSQL so writers of one zone queue up. */
-export function lockZone(db: Db, engine: Engine, id: number): Promise<ZoneRow> {
-  const query = db.selectFrom('zones').selectAll().where('id', '=', id);
+/**
+ * Reads the zone (by id, or by its name, unique across the service) inside a transaction, locking
+ * its row on PostgreSQL so writers of one zone queue up; undefined when there is none.
+ */
+export function lockZone(db: Db, engine: Engine, zone: { id: number } | { name: string }): Promise<ZoneRow | undefined> {
+  const query = 'id' in zone ? db.selectFrom('zones').selectAll().where('id', '=', zone.id) : db.selectFrom('zones').selectAll().where('name', '=', zone.name);
   // SQLite has no row locks; its writers are serialised by the database lock.
-  return (engine === 'postgres' ? query.forUpdate() : query).executeTakeFirstOrThrow();
+  return (engine === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
 }
 
 /**
@@ -115,10 +118,25 @@ export async function insertZone(db: Db, zone: Omit<ZoneRow, 'id' | 'version'>):
   return row;
 }
 
-/** Writes a zone's fields and returns its new version. */
-export async function updateZone(db: Db, id: number, changes: Partial<Omit<ZoneRow, 'id' | 'account_id' | 'name' | 'version'>>): Promise<number> {
-  const version = await nextVersion(db);
-  await db.updateTable('zones').set({ ...changes, version }).where('id', '=', id).execute();
+/**
+ * Writes a zone's fields and returns its new version. On PostgreSQL the version step and the zone's
+ * row are one statement (one round trip; the caller holds the zone's row lock already).
+ */
+export async function updateZone(db: Db, engine: Engine, id: number, changes: Partial<Omit<ZoneRow, 'id' | 'account_id' | 'name' | 'version'>>): Promise<number> {
+  let version: number;
+  if (engine === 'postgres') {
+    const row = await db
+      .with('next', (q) => q.updateTable('zone_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).returning('version'))
+      .updateTable('zones')
+      .set((eb) => ({ ...changes, version: eb.selectFrom('next').select('next.version') }))
+      .where('zones.id', '=', id)
+      .returning('zones.version')
+      .executeTakeFirstOrThrow();
+    version = row.version;
+  } else {
+    version = await nextVersion(db);
+    await db.updateTable('zones').set({ ...changes, version }).where('id', '=', id).execute();
+  }
   if (changes.enabled !== undefined) await bumpCatalog(db);
   return version;
 }

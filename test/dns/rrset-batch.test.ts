@@ -100,7 +100,7 @@ for (const engine of engines()) {
       await createZone(ctx, caller, { name: 'broken.test' });
       const zone = await zoneRow('broken.test');
       const write = (name: string, fail: boolean) =>
-        commitRrsetWrite(ctx, zone.id, [name], async (tx, _zone, here) => {
+        commitRrsetWrite(ctx, { name: 'broken.test', accountId: caller.accountId }, [name], async (tx, _zone, here) => {
           const data = { name, type: 'A', ttl: 60, meta: '{}', pickers: null, healthcheck: 0, records: [{ content: '["192.0.2.7"]', enabled: 1, meta: '{}' }] };
           const { rrset } = await upsertRrset(tx, zone.id, data, new Date().toISOString(), here.find((r) => r.type === 'A'));
           // After writing: only a rollback of the whole batch undoes this.
@@ -116,6 +116,27 @@ for (const engine of engines()) {
         await Promise.all(['a', 'b', 'c', 'd'].map((n) => addresses('broken.test', n))),
         [['192.0.2.7'], ['192.0.2.7'], undefined, ['192.0.2.7']],
       );
+    });
+
+    test("a write into another account's zone, or a missing one, fails alone with 404 and writes nothing", async () => {
+      await createZone(ctx, caller, { name: 'owned.test' });
+      const before = await zoneRow('owned.test');
+      const stranger: Principal = { ...caller, accountId: caller.accountId + 1000 };
+      const body = { ttl: 60, resource_records: [{ content: ['192.0.2.8'] }] };
+      const outcomes = await Promise.allSettled([
+        put('owned.test', 'mine.owned.test', '192.0.2.7'),
+        writeRrset(ctx, stranger, { zone: 'owned.test', name: 'theirs.owned.test', type: 'A' }, body, 'upsert'),
+        deleteRrset(ctx, stranger, 'owned.test', 'mine.owned.test', 'A'),
+        put('owned.test', 'mine2.owned.test', '192.0.2.9'),
+        put('missing.test', 'x.missing.test', '192.0.2.1'),
+      ]);
+      const statuses = outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : o.reason instanceof ApiError ? o.reason.status : String(o.reason)));
+      assert.deepEqual(statuses, ['ok', 404, 404, 'ok', 404]);
+      assert.deepEqual(
+        await Promise.all(['mine', 'theirs', 'mine2'].map((n) => addresses('owned.test', n))),
+        [['192.0.2.7'], undefined, ['192.0.2.9']],
+      );
+      assert.equal((await zoneRow('owned.test')).serial, before.serial + 2);
     });
   });
 }

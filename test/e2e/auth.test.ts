@@ -175,6 +175,39 @@ for (const engine of engines()) {
       assertError(await call(url, 'DELETE', `${base}/${created.body.id}`, { auth: bearer(access) }), 404);
     });
 
+    test('API tokens read once a second: a deleted token or user is refused at once on its node, within a second on another', async () => {
+      const { access } = await login(url, adminEmail, adminPassword);
+      const me = await call(url, 'GET', '/iam/clients/me', { auth: bearer(access) });
+      const base = `/iam/v2/clients/${me.body.id}/tokens`;
+      const user = await call(url, 'POST', '/iam/users', { auth: bearer(access), body: { email: 'cached@example.test', password: 'a long enough password', role: { name: 'Users' } } });
+      assert.equal(user.status, 201);
+      const userLogin = await login(url, 'cached@example.test', 'a long enough password');
+      const token = async (auth: string) => {
+        const created = await call(url, 'POST', base, { auth, body: { name: 'cached' } });
+        assert.equal(created.status, 201);
+        return { id: created.body.id as number, key: apiKey(created.body.token as string) };
+      };
+      const mine = await token(bearer(access));
+      const theirs = await token(bearer(userLogin.access));
+      const node = await service.sibling({ EDGEPLANE_ROLES: 'api' });
+      try {
+        const status = async (at: string, key: string) => (await call(at, 'GET', '/iam/clients/me', { auth: key })).status;
+        // Both nodes have used (and so hold) both tokens.
+        for (const at of [url, node.url]) for (const t of [mine, theirs]) assert.equal(await status(at, t.key), 200);
+        assert.equal((await call(url, 'DELETE', `${base}/${String(mine.id)}`, { auth: bearer(access) })).status, 204);
+        assert.equal((await call(url, 'DELETE', `/iam/users/${String(user.body.id)}`, { auth: bearer(access) })).status, 204);
+        const deleted = Date.now();
+        for (const t of [mine, theirs]) assert.equal(await status(url, t.key), 401, 'refused at once on the node that deleted it');
+        for (const t of [mine, theirs]) {
+          while ((await status(node.url, t.key)) !== 401 && Date.now() - deleted < 5000) await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const waited = Date.now() - deleted;
+        assert.ok(waited < 1500 && (await status(node.url, theirs.key)) === 401, `refused on the other node after ${String(waited)} ms`);
+      } finally {
+        await node.dispose();
+      }
+    });
+
     test('a token with a wrong secret, a wrong scheme or no header is 401', async () => {
       const { access } = await login(url, adminEmail, adminPassword);
       const me = await call(url, 'GET', '/iam/clients/me', { auth: bearer(access) });

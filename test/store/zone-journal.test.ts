@@ -34,7 +34,7 @@ for (const engine of engines()) {
     const kept = async (zoneId: number) =>
       (await store.db.selectFrom('zone_journal').select('version').where('zone_id', '=', zoneId).orderBy('version').execute()).map((r) => r.version);
     const append = (zoneId: number, version: number, size: number, bounds: { versions: number; bytes: number }) =>
-      appendJournal(store.db, { zone_id: zoneId, version, serial_from: version, serial_to: version + 1, removed: '[]', added: '[]', size }, bounds);
+      appendJournal(store.db, store.engine, { zone_id: zoneId, version, serial_from: version, serial_to: version + 1, removed: '[]', added: '[]', size }, bounds);
 
     test('the newest entries within the count bound are kept, per zone', async () => {
       const a = (await insertAccountZone(store.db, 'count-a.example', now)).zoneId;

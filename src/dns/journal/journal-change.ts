@@ -6,7 +6,7 @@
 // signer records) journals the SOA only. A change of names not read before cannot be told: the
 // zone's journal is cleared, and secondaries behind it get full transfers (RFC 1995 §4 allows that
 // answer).
-import type { Db } from '../../store/database.ts';
+import type { Db, Engine } from '../../store/database.ts';
 import { rrsetsAtNames, type RrsetWithRecords } from '../../store/rrsets.ts';
 import { appendJournal, clearJournal, type JournalBounds } from '../../store/zone-journal.ts';
 import type { ZoneRow } from '../../store/zones.ts';
@@ -39,6 +39,7 @@ export interface JournaledChange {
   /** Every RRset at `changedNames` after the change, when the change says; read otherwise. */
   rrsetsAfter: readonly RrsetWithRecords[] | undefined;
   bounds: JournalBounds;
+  engine: Engine;
 }
 
 export async function journalChange(db: Db, change: JournaledChange): Promise<void> {
@@ -65,6 +66,7 @@ export async function journalChange(db: Db, change: JournaledChange): Promise<vo
   const added = encodeRecords([soaRecord(change.after), ...diff.added]);
   await appendJournal(
     db,
+    change.engine,
     { zone_id: zone.id, version: change.version, serial_from: zone.serial, serial_to: change.after.serial, removed, added, size: removed.length + added.length },
     change.bounds,
   );

@@ -62,7 +62,7 @@ export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
     {
       schema: {
         tags: ['iam'],
-        summary: 'Delete an API token; it stops working at once',
+        summary: 'Delete an API token; it stops working at once on this node, within a second on others',
         params: TokenParams,
         response: { 204: Type.Null(), ...errors(401, 403, 404) },
       },
