@@ -35,8 +35,18 @@ export class Solvers {
   solve(index: number, seed: string): Promise<string> {
     const worker = this.#workers[index];
     if (worker === undefined) return Promise.reject(new Error(`no solver ${String(index)}`));
-    return new Promise((resolve) => {
-      worker.once('message', (nonce: string) => resolve(nonce));
+    // A solver that dies fails its client's page load instead of leaving the run waiting for ever.
+    return new Promise((resolve, reject) => {
+      const failed = (error: Error) => {
+        worker.off('message', solved).off('error', failed).off('exit', exited);
+        reject(error);
+      };
+      const exited = (code: number) => failed(new Error(`solver ${String(index)} exited (${String(code)})`));
+      const solved = (nonce: string) => {
+        worker.off('error', failed).off('exit', exited);
+        resolve(nonce);
+      };
+      worker.once('message', solved).once('error', failed).once('exit', exited);
       worker.postMessage(seed);
     });
   }

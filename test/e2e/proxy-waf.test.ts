@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { adminAuth, ask, createResource, startOrigin, type AskOptions, type Origin } from '../support/proxy.ts';
 import { startService, type Service } from '../support/service.ts';
 import { eventually } from '../support/wait.ts';
+import { call } from '../support/http.ts';
 
 /** The access log line naming a request id (lines are written asynchronously). */
 const logLine = (service: Service, id: string): Promise<string> =>
@@ -173,5 +174,28 @@ describe('proxy WAF (Core Rule Set)', { skip: !haveCrs && `no Core Rule Set in $
     assert.ok(ms < 2000, `answered in ${ms.toFixed(0)} ms`);
     const line = await logLine(logOnly, String(answer.headers['x-request-id']));
     assert.match(line, /"budget"/);
+  });
+});
+
+// A proxy thread imports the WAF's code only when a resource with the WAF on first reaches it: one
+// turned on after start must be inspected by every thread all the same, those that never had it too.
+describe('proxy WAF turned on after start', { skip: !haveCrs && `no Core Rule Set in ${crsDir}` }, () => {
+  test('a resource that turns the WAF on later is inspected by every proxy thread', async () => {
+    const origin = await startOrigin('B');
+    const service = await startService({ engine: 'sqlite', env: { EDGEPLANE_PROXY_WORKERS: '2' } });
+    try {
+      const auth = await adminAuth(service);
+      const body = { name: 'later.example', origins: [{ origin_data: origin.address }] };
+      const { id } = await createResource(service, auth, { ...body, is_waf_enabled: false });
+      const attack = '/item?id=1%20UNION%20SELECT%20username,password%20FROM%20users--';
+      // Each on a new connection: the kernel spreads them over both threads.
+      const statuses = async () => Promise.all(Array.from({ length: 12 }, async () => (await ask(service, 'later.example', attack, { headers: browser })).status));
+      assert.deepEqual(new Set(await statuses()), new Set([200]));
+      const turnedOn = await call(service.url, 'PUT', `/security/resources/${String(id)}`, { auth, body: { ...body, is_waf_enabled: true } });
+      assert.equal(turnedOn.status, 200, turnedOn.text);
+      assert.deepEqual(new Set(await statuses()), new Set([403]));
+    } finally {
+      await Promise.all([service.dispose(), origin.close()]);
+    }
   });
 });

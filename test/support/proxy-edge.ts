@@ -13,6 +13,7 @@ import { ConnectionGuard, connectionClient } from '../../src/security/proxy/conn
 import type { ProxyRequest, ProxyResponse } from '../../src/security/proxy/exchange.ts';
 import { proxyMetrics, type ListenerName } from '../../src/security/proxy/proxy-metrics.ts';
 import { http1Serving, httpListener } from '../../src/security/proxy/listeners.ts';
+import { RequestTurns } from '../../src/security/proxy/http1/request-turns.ts';
 import { closeIdleSessions, type ProxyLimits } from '../../src/security/proxy/server-limits.ts';
 import { createHttpsListener } from '../../src/security/proxy/tls/https-listener.ts';
 
@@ -63,7 +64,7 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
     }
     forwardTo(options.origin, req, res, limits);
   };
-  const http1 = http1Serving({ request: handler, upgrade: (_req, socket) => socket.destroy(), clientError: (reason) => metrics.clientError(listener, reason) }, limits);
+  const http1 = http1Serving({ request: handler, upgrade: (_req, socket) => socket.destroy(), clientError: (reason) => metrics.clientError(listener, reason) }, limits, new RequestTurns());
   let server: net.Server;
   if (options.tls === undefined) server = httpListener(http1);
   else {

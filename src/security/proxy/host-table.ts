@@ -65,6 +65,8 @@ export class HostTable {
       replaced.push(old);
       watches.set(id, old.attack);
     }
+    // Without it, those resources fail to compile below (never served unprotected).
+    if (policies.some((p) => p.settings.is_waf_enabled)) await this.#deps.loadWaf().catch((e: unknown) => this.#deps.logger.error({ err: e }, 'the WAF\'s code could not be loaded'));
     for (const policy of policies) {
       try {
         const served = this.#compile(policy, watches.get(policy.id));

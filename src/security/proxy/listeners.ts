@@ -7,6 +7,7 @@ import type { ListenAddress } from '../../config.ts';
 import type { HostTable } from './host-table.ts';
 import { serveHttp1, type Http1Handlers } from './http1/client-connection.ts';
 import { ConnectionClock } from './http1/connection-clock.ts';
+import type { RequestTurns } from './http1/request-turns.ts';
 import type { RequestHandler } from './request-pipeline.ts';
 import { headersCheckingInterval, type ProxyLimits } from './server-limits.ts';
 import { createHttpsListener } from './tls/https-listener.ts';
@@ -19,9 +20,10 @@ export interface Http1Serving {
   stop(): void;
 }
 
-export function http1Serving(handlers: Http1Handlers, limits: ProxyLimits): Http1Serving {
+/** `turns`: the thread's (one for all its listeners: the event loop's turns are the thread's). */
+export function http1Serving(handlers: Http1Handlers, limits: ProxyLimits, turns: RequestTurns): Http1Serving {
   const clock = new ConnectionClock(headersCheckingInterval(limits.headerTimeoutMs));
-  const options = { limits, handlers, clock };
+  const options = { limits, handlers, clock, turns };
   return { serve: (socket) => serveHttp1(socket, options), stop: () => clock.stop() };
 }
 

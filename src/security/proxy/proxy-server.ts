@@ -11,16 +11,17 @@ import { AccessLog, type AccessLogDestination } from './access-log.ts';
 import { RepeatCounter } from './mitigation/repeat-counter.ts';
 import { Tarpit } from './mitigation/tarpit.ts';
 import { ConnectionGuard, connectionClient } from './connection-guard.ts';
+import { RequestTurns } from './http1/request-turns.ts';
 import { http1Serving, httpListener, httpsListener, listenShared } from './listeners.ts';
 import type { ResourcePolicy } from './policy.ts';
 import { proxyMetrics, type ListenerName } from './proxy-metrics.ts';
 import { localCounters } from './rate/local-counters.ts';
 import type { RateCounters } from './rate/rate-counters.ts';
-import { redisCounters } from './rate/redis-counters.ts';
 import { requestPipeline, upgradePipeline } from './request-pipeline.ts';
 import { closeIdleSessions } from './server-limits.ts';
 import type { ProxySettings, ThreadDeps } from './thread-deps.ts';
-import { ruleSetOf, Waf } from './waf/waf.ts';
+import type { Waf } from './waf/waf.ts';
+import type * as wafCode from './waf/waf.ts';
 
 export interface ProxyThreadOptions {
   httpListen: ListenAddress;
@@ -64,31 +65,45 @@ export interface ProxyServer {
  * of one deployment has the same, and no other has): two deployments sharing a Redis, whose resource
  * ids overlap, never share buckets.
  */
-function countersOf(settings: ProxySettings, cookieSecret: Buffer, logger: Logger): RateCounters {
+async function countersOf(settings: ProxySettings, cookieSecret: Buffer, logger: Logger): Promise<RateCounters> {
   if (settings.redisUrl === undefined) return localCounters();
   const deployment = createHash('sha256').update('edgeplane rate counters').update(cookieSecret).digest('hex').slice(0, 16);
+  // Imported only with Redis configured: ioredis is over 1 MB of every proxy thread's heap.
+  const { redisCounters } = await import('./rate/redis-counters.ts');
   return redisCounters({ url: settings.redisUrl, prefix: `edgeplane:rate:${deployment}:`, fallback: localCounters(), logger });
 }
 
-/** The thread's WAF, made when a resource first asks for it (a proxy without such resources never reads the rules). */
-function wafOf(settings: ProxySettings, logger: Logger): () => Waf | undefined {
+/**
+ * The thread's WAF: its code (over 1.5 MB of heap, with the regexp parser it checks the rules with)
+ * imported when the first resource that turns it on arrives, and the Core Rule Set read when that
+ * resource is compiled. A proxy without such resources holds neither.
+ */
+function wafOf(settings: ProxySettings, logger: Logger): Pick<ThreadDeps, 'waf' | 'loadWaf'> {
+  let code: typeof wafCode | undefined;
   let waf: Waf | undefined;
-  return () => {
-    if (settings.waf === undefined) return undefined;
-    waf ??= new Waf(ruleSetOf(settings.waf.crsDir, logger), settings.waf, settings.limits);
-    return waf;
+  return {
+    loadWaf: async () => {
+      code ??= await import('./waf/waf.ts');
+    },
+    waf: () => {
+      if (settings.waf === undefined) return undefined;
+      // A resource compiled without the code would be served unprotected: it fails to compile instead.
+      if (code === undefined) throw new Error('the WAF\'s code is not loaded');
+      waf ??= new code.Waf(code.ruleSetOf(settings.waf.crsDir, logger), settings.waf, settings.limits);
+      return waf;
+    },
   };
 }
 
 export async function startProxyServer(options: ProxyThreadOptions): Promise<ProxyServer> {
   const deps: ThreadDeps = {
     geo: geoLookup(options.geo),
-    counters: countersOf(options.settings, options.cookieSecret, options.logger),
+    counters: await countersOf(options.settings, options.cookieSecret, options.logger),
     cookieSecret: options.cookieSecret,
     settings: options.settings,
     metrics: proxyMetrics(options.metrics),
     logger: options.logger,
-    waf: wafOf(options.settings, options.logger),
+    ...wafOf(options.settings, options.logger),
     tarpit: new Tarpit(options.settings.shedDelayMs, tarpitCapacity),
     challengesServed: new RepeatCounter(),
   };
@@ -97,6 +112,8 @@ export async function startProxyServer(options: ProxyThreadOptions): Promise<Pro
   await table.apply(options.policies, [], true);
   const { limits } = options.settings;
   const accessLog = options.accessLogTo === undefined ? undefined : new AccessLog(options.accessLogTo, { maxPending: accessLogPending, dropped: (lines) => deps.metrics.accessLogDropped(lines) });
+  // One for both listeners: the turns are the thread's event loop's.
+  const turns = new RequestTurns();
   const serving = (listener: ListenerName, secure: boolean) =>
     http1Serving(
       {
@@ -109,6 +126,7 @@ export async function startProxyServer(options: ProxyThreadOptions): Promise<Pro
         },
       },
       limits,
+      turns,
     );
   const http1 = [serving('http', false), serving('https', true)] as const;
   const plain = httpListener(http1[0]);

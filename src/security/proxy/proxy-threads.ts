@@ -3,6 +3,7 @@
 import type { Writable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { FromProxyWorker, ProxyWorkerData, ProxyWorkerRequest, ToProxyWorker } from './worker-main.ts';
+import { workerEnv } from '../../compile-cache.ts';
 
 export interface ProxyThread {
   request(message: ProxyWorkerRequest): Promise<FromProxyWorker>;
@@ -10,7 +11,7 @@ export interface ProxyThread {
 }
 
 export function spawnProxyThread(data: ProxyWorkerData, output: Writable, onFailure: (e: unknown) => void): Promise<ProxyThread> {
-  const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: data, stdout: true });
+  const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: data, stdout: true, env: workerEnv() });
   // The service's output may be elsewhere than the process's stdout.
   worker.stdout.pipe(output, { end: false });
   const waiting = new Map<number, (reply: FromProxyWorker) => void>();

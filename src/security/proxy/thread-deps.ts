@@ -55,8 +55,10 @@ export interface ThreadDeps {
   logger: Logger;
   /** The bot challenges each client was served lately (steps/bot-challenge.ts). */
   challengesServed: RepeatCounter;
-  /** The thread's WAF, made at the first call (waf/waf.ts). */
+  /** The thread's WAF, made at the first call (waf/waf.ts); throws before `loadWaf` is done. */
   waf: () => Waf | undefined;
+  /** Imports the WAF's code, once: awaited before a resource with the WAF on is compiled. */
+  loadWaf: () => Promise<void>;
   /** Where the thread's shed requests wait (mitigation/tarpit.ts). */
   tarpit: Tarpit;
 }

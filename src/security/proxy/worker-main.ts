@@ -4,6 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import type { LogLevel } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
+import { releaseStartupHeap } from '../../startup-heap.ts';
 import { fdDestination, streamDestination } from './access-log.ts';
 import { startProxyServer, type PolicyUpdate, type ProxyThreadOptions } from './proxy-server.ts';
 
@@ -51,6 +52,7 @@ try {
     );
   });
   port.postMessage({ kind: 'ready', id: 0 } satisfies FromProxyWorker);
+  await releaseStartupHeap();
 } catch (e) {
   port.postMessage({ kind: 'failed', id: 0, error: (e as Error).message } satisfies FromProxyWorker);
 }

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { ProxyRequest, ProxyResponse } from '../../../src/security/proxy/exchange.ts';
 import { isRefusal, parseRequestHead } from '../../../src/security/proxy/http1/request-head.ts';
 import { http1Serving, httpListener, type Http1Serving } from '../../../src/security/proxy/listeners.ts';
+import { RequestTurns } from '../../../src/security/proxy/http1/request-turns.ts';
 import { raw, testLimits } from '../../support/proxy-edge.ts';
 
 describe('request heads', () => {
@@ -73,7 +74,7 @@ describe('connections', () => {
   };
 
   before(async () => {
-    http1 = http1Serving({ request: handler, upgrade: (_req, socket) => socket.destroy(), clientError: () => undefined }, { ...testLimits, headerTimeoutMs: 500, idleTimeoutMs: 500 });
+    http1 = http1Serving({ request: handler, upgrade: (_req, socket) => socket.destroy(), clientError: () => undefined }, { ...testLimits, headerTimeoutMs: 500, idleTimeoutMs: 500 }, new RequestTurns());
     const inner = httpListener(http1);
     server = net.createServer((socket) => inner.emit('connection', socket));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -45,14 +45,29 @@ describe('attack watch', () => {
   test("a flood engages within its first second, as soon as the second so far makes a second's worth at the threshold", () => {
     const watch = new AttackWatch(options);
     const now = run(watch, 0, 10, 20);
-    // Learned 20/s: the threshold is max(100, 5 × 20) = 100/s.
+    // Learned 20/s: the threshold is max(100, 5 × 20) = 100/s. 19 requests in each tenth of a second
+    // (just under twice a tenth's worth): the second's 100th request engages, in its sixth tenth.
     let engagedAt = -1;
-    for (let i = 0; i < 600 && engagedAt < 0; i++) if (watch.arrived(now + 100 + i * 0.5)) engagedAt = i + 1;
-    assert.equal(engagedAt, 100, 'at the 100th request of the second, 150 ms into it');
+    for (let i = 0; i < 600 && engagedAt < 0; i++) if (watch.arrived(now + Math.floor(i / 19) * 100 + (i % 19))) engagedAt = i + 1;
+    assert.equal(engagedAt, 100, "at the 100th request of the second");
     // Seconds just under the threshold never engage.
     const ramp = new AttackWatch(options);
     run(ramp, run(ramp, 0, 10, 20), 10, 99);
     assert.equal(ramp.underAttack, false, 'ten seconds at 99/s: under the threshold');
+  });
+
+  test("a flood whose sources send at once engages at twice a tenth of a second's worth, not a second's", () => {
+    const watch = new AttackWatch(options);
+    const now = run(watch, 0, 10, 20);
+    // Threshold 100/s: 20 requests within one tenth of a second engage, 10 ms in at 2,000/s.
+    let engagedAt = -1;
+    for (let i = 0; i < 600 && engagedAt < 0; i++) if (watch.arrived(now + 100 + i * 0.5)) engagedAt = i + 1;
+    assert.equal(engagedAt, 20, 'at the 20th request of the tenth');
+    // 19 at once (a burst of a page and its assets, say) does not.
+    const burst = new AttackWatch(options);
+    const later = run(burst, 0, 10, 20) + 100;
+    for (let i = 0; i < 19; i++) burst.arrived(later + i * 0.1);
+    assert.equal(burst.underAttack, false);
   });
 
   test('below the minimum rate nothing engages, however steep the jump', () => {

@@ -17,6 +17,7 @@ import type { KeyPair } from '../../support/certificates.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { proxySettings } from '../../../src/security/proxy/proxy-role.ts';
 import { http1Serving, httpListener } from '../../../src/security/proxy/listeners.ts';
+import { RequestTurns } from '../../../src/security/proxy/http1/request-turns.ts';
 
 export interface OriginSpec {
   host?: string;
@@ -143,7 +144,7 @@ export async function startProxy(origins: OriginSet, tls?: KeyPair): Promise<Pro
   const onUpgrade = (req: ProxyRequest, socket: Duplex, head: Buffer) => {
     void forwardUpgrade(req, socket, head, exchangeOf(req, undefined, tls !== undefined), target).then((result) => results.push({ ...result }));
   };
-  const http1 = http1Serving({ request: onRequest, upgrade: onUpgrade, clientError: () => undefined }, limits);
+  const http1 = http1Serving({ request: onRequest, upgrade: onUpgrade, clientError: () => undefined }, limits, new RequestTurns());
   let server: Server;
   if (tls === undefined) {
     server = httpListener(http1);

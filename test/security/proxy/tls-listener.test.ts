@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import type { ResourcePolicy } from '../../../src/security/proxy/policy.ts';
 import { settingDefaults } from '../../../src/security/resource-input.ts';
 import { http1Serving } from '../../../src/security/proxy/listeners.ts';
+import { RequestTurns } from '../../../src/security/proxy/http1/request-turns.ts';
 import type { ProxyRequest, ProxyResponse } from '../../../src/security/proxy/exchange.ts';
 import { chooseProtocol, createHttpsListener } from '../../../src/security/proxy/tls/https-listener.ts';
 import { testLimits } from '../../support/proxy-edge.ts';
@@ -55,6 +56,7 @@ async function listen(policies: ResourcePolicy[]) {
       clientError: () => undefined,
     },
     testLimits,
+    new RequestTurns(),
   );
   const server = createHttpsListener({
     contextFor: (name) => byHost.get(name)?.context,

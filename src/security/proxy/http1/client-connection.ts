@@ -15,6 +15,7 @@ import { ClientRequest, type BodySource } from './client-request.ts';
 import { ClientResponse, type AnswerSink } from './client-response.ts';
 import type { ConnectionClock, Timed } from './connection-clock.ts';
 import { isRefusal, parseRequestHead, type HeadRefusal } from './request-head.ts';
+import type { RequestTurns, Waiting } from './request-turns.ts';
 
 export interface Http1Handlers {
   request(req: ClientRequest, res: ClientResponse): void;
@@ -31,6 +32,8 @@ export interface Http1Options {
   limits: Pick<ProxyLimits, 'headerTimeoutMs' | 'idleTimeoutMs' | 'maxHeaderSize'>;
   handlers: Http1Handlers;
   clock: ConnectionClock;
+  /** The thread's turns: under overload, young connections' requests wait (request-turns.ts). */
+  turns: RequestTurns;
 }
 
 /** Header lines a request may have (node:http allows 2,000; nginx's buffers hold about 100 of usual size). */
@@ -62,8 +65,12 @@ function refusalText(status: number, reason: string): string {
   return `HTTP/1.1 ${String(status)} ${reason}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`;
 }
 
-class ClientConnection implements BodySource, AnswerSink, Timed {
+class ClientConnection implements BodySource, AnswerSink, Timed, Waiting {
   deadline: number;
+  /** When it was served (performance.now()): its age decides whether its requests may wait their turn. */
+  readonly #opened: number;
+  /** A request of it waits its turn (request-turns.ts); reading is stopped meanwhile. */
+  #waitingTurn = false;
   readonly #socket: Socket;
   readonly #options: Http1Options;
   #state = idle;
@@ -84,7 +91,8 @@ class ClientConnection implements BodySource, AnswerSink, Timed {
   constructor(socket: Socket, options: Http1Options) {
     this.#socket = socket;
     this.#options = options;
-    this.deadline = performance.now() + options.limits.headerTimeoutMs;
+    this.#opened = performance.now();
+    this.deadline = this.#opened + options.limits.headerTimeoutMs;
     options.clock.add(this);
     socket.on('data', this.#onData).on('drain', this.#onDrain).on('end', this.#onEnd).on('error', this.#onError).on('close', this.#onClose);
     socket.resume();
@@ -99,6 +107,17 @@ class ClientConnection implements BodySource, AnswerSink, Timed {
     // A first request never begun counts as a header timeout; an idle keep-alive connection just closes.
     if (this.#state === idle && this.#socket.bytesWritten === 0) this.#options.handlers.clientError('header_timeout', 0, this.#socket);
     this.#socket.destroy();
+  }
+
+  get waiting(): boolean {
+    return this.#waitingTurn && this.#state !== closed;
+  }
+
+  /** Its turn came: the request that waited is read. */
+  start(): void {
+    this.#waitingTurn = false;
+    if (!this.#paused) this.#socket.resume();
+    this.#heads(true);
   }
 
   wantBody(request: ClientRequest): void {
@@ -153,12 +172,19 @@ class ClientConnection implements BodySource, AnswerSink, Timed {
     this.#socket.pause();
   }
 
-  /** Takes the next request from the buffer when its head is whole. */
-  #heads(): void {
+  /** Takes the next request from the buffer when its head is whole; `admitted`: its turn has come. */
+  #heads(admitted = false): void {
     const buffer = this.#buffer;
     if (buffer === undefined || this.#state === busy || this.#state === closed) return;
     const { maxHeaderSize, headerTimeoutMs } = this.#options.limits;
     if (this.#state === idle) {
+      // A new request: under overload, a young connection's waits for its turn, reading nothing more.
+      if (this.#waitingTurn) return;
+      if (!admitted && !this.#options.turns.admit(this, this.#opened)) {
+        this.#waitingTurn = true;
+        this.#socket.pause();
+        return;
+      }
       this.#state = readingHead;
       this.deadline = performance.now() + headerTimeoutMs;
       this.#searched = 0;

@@ -6,9 +6,11 @@
 // is what a flood is for). The usual rate is learned, as an average over about five minutes of the
 // seconds not under attack, starting from the first window's (no rate alarm before it is learned).
 // A flood does not wait for a second to close: mitigation engages at the request that brings the
-// current second's requests so far to one second's worth at the threshold (a flood at ten times it
-// is met a tenth of a second in). A window reaching its worth at the threshold has had such a
-// second, unless the threshold moved meanwhile, so this alone meets a flood first.
+// current second's requests so far to one second's worth at the threshold, or the current tenth of
+// a second's to twice a tenth's worth (a flood whose sources all send at once, as they do when it
+// begins, is met after a fifth of a second's worth, not after a whole one). A window reaching its
+// worth at the threshold has had such a second, unless the threshold moved meanwhile, so this
+// alone meets a flood first.
 // Mitigation stays on `holdMs` after the last second that looked like an attack. While on, the
 // heaviest clients (more than `shedShare` of the resource's recent requests, and more than
 // `minRate × shedShare` a second, while the resource still gets at least `minRate`) are shed with
@@ -40,6 +42,8 @@ const windowSeconds = 5;
 const baselineWeight = 1 / 300;
 /** Clients counted while under attack. */
 const hittersCapacity = 128;
+/** A tenth of a second's requests at this many times the threshold's share engage at once. */
+const tenthBurst = 2;
 /** Forwarded requests a failure ratio needs to mean anything. */
 const minForwarded = 20;
 
@@ -56,6 +60,10 @@ export class AttackWatch {
   #current = { requests: 0, forwarded: 0, failures: 0 };
   /** Requests within the current second that engage mitigation at once (the threshold); Infinity until the usual rate is learned. */
   #engageWithin = Infinity;
+  /** The same within the current tenth of a second (Math.floor(ms / 100)), and its requests so far. */
+  #engageWithinTenth = Infinity;
+  #tenth = -1;
+  #tenthRequests = 0;
   /** Complete seconds seen so far (up to the window). */
   #seconds = 0;
   /** The usual requests a second; -1 until learned. */
@@ -85,7 +93,14 @@ export class AttackWatch {
     this.#tick(nowMs);
     // A flood is met within its first second, not after it: once the current second's requests so
     // far reach a second's worth at the threshold, mitigation is on at once.
-    if (++this.#current.requests >= this.#engageWithin && this.#until === 0) this.#engage(nowMs);
+    const tenth = Math.floor(nowMs / 100);
+    if (tenth !== this.#tenth) {
+      this.#tenth = tenth;
+      this.#tenthRequests = 0;
+    }
+    const requests = ++this.#current.requests;
+    const inTenth = ++this.#tenthRequests;
+    if ((requests >= this.#engageWithin || inTenth >= this.#engageWithinTenth) && this.#until === 0) this.#engage(nowMs);
     return this.#until !== 0;
   }
 
@@ -167,6 +182,7 @@ export class AttackWatch {
     }
     this.#baseline = learned ? this.#baseline + (rate - this.#baseline) * baselineWeight : rate;
     this.#engageWithin = this.threshold;
+    this.#engageWithinTenth = (tenthBurst * this.#engageWithin) / 10;
     if (this.#until !== 0 && nowMs >= this.#until) {
       this.#until = 0;
       this.#hitters.clear();

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import https from 'node:https';
 import { rootCertificates } from 'node:tls';
-import acme from 'acme-client';
+import type acme from 'acme-client';
 import type { Config } from '../../../config.ts';
 import type { Sealer } from '../../../crypto/sealed.ts';
 import { findAcmeAccount, insertAcmeAccount, setAcmeAccountUrl } from '../../../store/acme.ts';
@@ -58,9 +58,12 @@ function ownRequestOptions(client: acme.Client, ca: string | undefined): void {
 
 /** The account's client: made and registered the first time, read from the store afterwards. */
 export async function openAcmeAccount(db: Db, sealer: Sealer, directory: AcmeDirectory): Promise<acme.Client> {
+  // Loaded only where certificates are managed: acme-client (axios, node-forge, asn1 and x509
+  // libraries) is about 10 MB of a thread's heap, there for good once imported.
+  const { default: acmeClient } = await import('acme-client');
   let row = await findAcmeAccount(db, directory.url);
   if (row === undefined) {
-    const key = await acme.crypto.createPrivateEcdsaKey('P-256');
+    const key = await acmeClient.crypto.createPrivateEcdsaKey('P-256');
     row = await insertAcmeAccount(db, {
       directory: directory.url,
       key_sealed: sealer.seal(key, keyContext(directory.url)),
@@ -68,7 +71,7 @@ export async function openAcmeAccount(db: Db, sealer: Sealer, directory: AcmeDir
       created_at: new Date().toISOString(),
     });
   }
-  const client = new acme.Client({
+  const client = new acmeClient.Client({
     directoryUrl: directory.url,
     accountKey: sealer.open(row.key_sealed, keyContext(directory.url)),
     ...(row.url === null ? {} : { accountUrl: row.url }),

@@ -3,7 +3,7 @@
 // name is authorized a fresh key's CSR is finalized and the chain downloaded. The key never leaves
 // this process except sealed in the store.
 import { generateKeyPairSync } from 'node:crypto';
-import acme from 'acme-client';
+import type acme from 'acme-client';
 import { ApiError } from '../../../errors.ts';
 import { validateCertificate } from '../../certificate.ts';
 
@@ -73,7 +73,9 @@ export async function orderCertificate(client: acme.Client, resourceId: number, 
   });
   // Certificates show the first name as subject too, where it fits a common name (64 characters).
   const first = hosts[0] ?? '';
-  const [, csr] = await acme.crypto.createCsr({ altNames: hosts, ...(first.length <= 64 ? { commonName: first } : {}) }, key);
+  // Loaded here, not at start: only a service that manages certificates pays for acme-client (acme-account.ts).
+  const { crypto } = (await import('acme-client')).default;
+  const [, csr] = await crypto.createCsr({ altNames: hosts, ...(first.length <= 64 ? { commonName: first } : {}) }, key);
   const finalized = await client.finalizeOrder(order, csr);
   const chain = await client.getCertificate(finalized);
   // What the CA sent is checked like a customer's certificate before anything serves it.
