@@ -33,9 +33,18 @@ async function statuses(changes: PolicyChanges, clients: string[], options: { gl
   }
 }
 
-test('a policy using nothing compiles to no step', async () => {
+/** The guards of a policy using nothing: the bot challenge's verify path alone. */
+const guardsOfNothing = async () => policySteps(testPolicy(), await testDeps()).guards.length;
+
+test('a policy using nothing compiles to no step but the bot challenge\'s verify path, which passes every other request', async () => {
   const steps = policySteps(testPolicy(), await testDeps());
-  assert.deepEqual(steps, { guards: [], rewrites: [] });
+  assert.deepEqual([steps.guards.length, steps.rewrites.length], [1, 0]);
+  const server = await startStepServer(testPolicy(), await testDeps());
+  try {
+    assert.deepEqual(await Promise.all(['/', '/.edgeplane', '/.edgeplane/challengex'].map(async (path) => (await server.send(`${server.http}${path}`)).status)), [200, 200, 200]);
+  } finally {
+    await server.close();
+  }
 });
 
 test('blacklist: 403 for listed addresses and networks, IPv6 and mapped IPv4 alike', async () => {
@@ -101,7 +110,7 @@ test('geo mode 2: only the listed countries pass; unknown countries are refused,
 
 test('geo off, or mode 1 with an empty list, refuses nobody', async () => {
   assert.deepEqual(await statuses({ settings: { service_geoip_mode: 0, service_geoip_list: 'US' } }, [us]), { [us]: 200 });
-  assert.equal(policySteps(testPolicy({ settings: { service_geoip_mode: 1, service_geoip_list: '' } }), await testDeps()).guards.length, 0);
+  assert.equal(policySteps(testPolicy({ settings: { service_geoip_mode: 1, service_geoip_list: '' } }), await testDeps()).guards.length, await guardsOfNothing());
 });
 
 test('methods: a list of names restricts, 405 with Allow; GET brings HEAD', async () => {
@@ -120,6 +129,6 @@ test('methods: a list of names restricts, 405 with Allow; GET brings HEAD', asyn
 
 test('methods: a value naming no method restricts nothing', async () => {
   for (const service_methods of ['', '0', '1', '42', 'none', ' , ']) {
-    assert.equal(policySteps(testPolicy({ settings: { service_methods } }), await testDeps()).guards.length, 0, service_methods);
+    assert.equal(policySteps(testPolicy({ settings: { service_methods } }), await testDeps()).guards.length, await guardsOfNothing(), service_methods);
   }
 });

@@ -190,6 +190,26 @@ test('exempt paths pass without a cookie, matched on the path the origin serves;
   await withServer(async (server) => assert.equal((await server.send(`${server.http}/`, { headers: html })).status, 200), { settings: { service_botprotect: 0 } });
 });
 
+test('protection off: a page served under attack and solved once the attack is over still gets the cookie and the way back', async () => {
+  const policy = testPolicy({ settings: { service_botprotect: 0 } });
+  const deps = await testDeps({ cookieSecret: secret });
+  const underAttack = await startStepServer(policy, deps, { underAttack: true });
+  const calm = await startStepServer(policy, deps);
+  try {
+    const page = await underAttack.send(`${underAttack.http}/cart`, { headers: html });
+    assert.equal(page.status, 403, 'challenged under attack');
+    const verified = await calm.send(`${calm.http}${runPage(page.body, '/cart')}`);
+    assert.deepEqual([verified.status, verified.headers.location], [303, '/cart'], 'answered by the proxy, not passed to the origin');
+    assert.equal(cookieOf(verified).split('=')[0], clearanceCookie);
+    const passed = await underAttack.send(`${underAttack.http}/cart`, { headers: { ...html, cookie: cookieOf(verified) } });
+    assert.equal(passed.status, 200, 'and the cookie passes the next attack');
+    assert.equal((await calm.send(`${calm.http}${verifyUrl('1.x', '1')}`)).status, 403, 'a wrong solution fails as with protection on');
+    assert.equal((await calm.send(`${calm.http}/cart`, { headers: html })).status, 200, 'nothing else is checked while calm');
+  } finally {
+    await Promise.all([underAttack.close(), calm.close()]);
+  }
+});
+
 test('hostile input costs little: many cookies of the name; challenges differ per client', async () => {
   await withServer(async (server, resource) => {
     const valid = clearance(resource, '192.0.2.1', now() + 60);

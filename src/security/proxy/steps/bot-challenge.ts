@@ -76,10 +76,19 @@ export function sameHostTarget(to: string | null): string {
   return to;
 }
 
-export const botChallengeStep: StepCompiler = (policy, deps) => (policy.settings.service_botprotect === botProtectionOn ? botChallenge(policy, deps) : undefined);
+export const isBotProtected = (policy: ResourcePolicy) => policy.settings.service_botprotect === botProtectionOn;
+
+/**
+ * The challenge with the switch on. With it off, only the verify path: automatic mitigation may
+ * challenge any resource, and a browser whose page was served under attack may solve it after the
+ * attack ended; it gets its cookie and its way back, not the origin's answer for the proxy's path.
+ */
+export const botChallengeStep: StepCompiler = (policy, deps) => (isBotProtected(policy) ? botChallenge(policy, deps) : botChallengeParts(policy, deps).verifyOnly);
 
 /** The challenge whatever the resource's switch says: automatic mitigation puts it before new clients while the resource is under attack. */
-export const botChallenge = (policy: ResourcePolicy, deps: StepDeps): Step => {
+export const botChallenge = (policy: ResourcePolicy, deps: StepDeps): Step => botChallengeParts(policy, deps).challenge;
+
+function botChallengeParts(policy: ResourcePolicy, deps: StepDeps): { challenge: Step; verifyOnly: Step } {
   const secret = botSecretOf(deps.cookieSecret);
   const lifetime = deps.settings.botClearanceSeconds;
   const exempt = deps.settings.botExemptPaths.map(compilePathPattern);
@@ -112,7 +121,7 @@ export const botChallenge = (policy: ResourcePolicy, deps: StepDeps): Step => {
     return { status: 303, reason: 'bot_verified', headers: { location, 'set-cookie': cookie, ...noStore } };
   };
 
-  return (exchange) => {
+  const challenge: Step = (exchange) => {
     const now = Math.floor(Date.now() / 1000);
     if (exchange.path === verifyPath) return verify(exchange, now);
     const path = normalizedPath(exchange.path);
@@ -124,4 +133,6 @@ export const botChallenge = (policy: ResourcePolicy, deps: StepDeps): Step => {
     const page = challengePage(issueSeed(secret, subject, now));
     return repeated ? { ...page, hold: true } : page;
   };
-};
+  const verifyOnly: Step = (exchange) => (exchange.path === verifyPath ? verify(exchange, Math.floor(Date.now() / 1000)) : undefined);
+  return { challenge, verifyOnly };
+}

@@ -4,11 +4,13 @@
 // (a client that has not passed the bot challenge is not counted by the rate rules) → WAF (last: the
 // cheap checks first, and what it holds of a body only for requests they let through). HSTS goes
 // first: it only adds a header, and so the proxy's own refusals over HTTPS carry it too.
-// Rewrites: the redirect to HTTPS, then www.X → X. Features a policy does not use add no step.
+// Rewrites: the redirect to HTTPS, then www.X → X. Features a policy does not use add no step, but
+// for the bot challenge's verify path, which every resource answers (automatic mitigation may
+// challenge any of them: bot-challenge.ts).
 import type { Step } from '../exchange.ts';
 import type { ResourcePolicy } from '../policy.ts';
 import { blacklistStep } from './blacklist.ts';
-import { botChallenge, botChallengeStep } from './bot-challenge.ts';
+import { botChallenge, botChallengeStep, isBotProtected } from './bot-challenge.ts';
 import { geoStep } from './geo.ts';
 import { hstsStep } from './hsts.ts';
 import { httpsRedirectStep } from './https-redirect.ts';
@@ -31,7 +33,7 @@ type UnderAttackCompiler = (policy: ResourcePolicy, deps: StepDeps, calm: Step |
 
 /** The guards that differ while a resource is under attack: the bot challenge whatever the switch says, tighter rate limits. */
 const underAttackVariants = new Map<StepCompiler, UnderAttackCompiler>([
-  [botChallengeStep, (policy, deps, calm) => calm ?? botChallenge(policy, deps)],
+  [botChallengeStep, (policy, deps, calm) => (isBotProtected(policy) ? calm : botChallenge(policy, deps))],
   [rateRulesStep, tightenedRateRules],
 ]);
 
