@@ -108,14 +108,14 @@ export async function summarizeQueryCounts(db: Db, filter: QuerySummaryFilter): 
  * Queries answered for each zone of an account over every minute the store keeps, by zone name;
  * zones without any count 0. Only the account's zones: a count row is joined to its zone.
  */
-export async function queryTotalsByZone(db: Db, accountId: number): Promise<{ name: string; count: number }[]> {
+export async function queryTotalsByZone(db: Db, accountId: number): Promise<{ id: number; name: string; count: number }[]> {
   const rows = await db
     .selectFrom('zones')
     .leftJoin('dns_query_counts', 'dns_query_counts.zone_id', 'zones.id')
-    .select(['zones.name as name', (eb) => eb.fn.coalesce(eb.fn.sum<number | string>('dns_query_counts.count'), eb.lit(0)).as('count')])
+    .select(['zones.id as id', 'zones.name as name', (eb) => eb.fn.coalesce(eb.fn.sum<number | string>('dns_query_counts.count'), eb.lit(0)).as('count')])
     .where('zones.account_id', '=', accountId)
     .groupBy(['zones.id', 'zones.name'])
     .orderBy('zones.name')
     .execute();
-  return rows.map((r) => ({ name: r.name, count: Number(r.count) }));
+  return rows.map((r) => ({ id: r.id, name: r.name, count: Number(r.count) }));
 }

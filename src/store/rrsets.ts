@@ -59,17 +59,17 @@ export async function withRecords(db: Db, rrsets: RrsetRow[]): Promise<RrsetWith
   }));
 }
 
-/** The address RRsets of enabled zones that health checks concern (`healthcheck` = 1), with records. */
-export async function healthCheckedRrsets(db: Db): Promise<RrsetWithRecords[]> {
-  const rows = await db
+/** The address RRsets of enabled zones that health checks concern (`healthcheck` = 1), with records: every account's, or one's. */
+export async function healthCheckedRrsets(db: Db, accountId?: number): Promise<RrsetWithRecords[]> {
+  let query = db
     .selectFrom('rrsets')
     .innerJoin('zones', 'zones.id', 'rrsets.zone_id')
     .selectAll('rrsets')
     .where('rrsets.healthcheck', '=', 1)
     .where('zones.enabled', '=', 1)
-    .where('rrsets.type', 'in', ['A', 'AAAA'])
-    .execute();
-  return withRecords(db, rows);
+    .where('rrsets.type', 'in', ['A', 'AAAA']);
+  if (accountId !== undefined) query = query.where('zones.account_id', '=', accountId);
+  return withRecords(db, await query.execute());
 }
 
 export async function zoneRrsets(db: Db, zoneId: number): Promise<RrsetWithRecords[]> {

@@ -78,6 +78,31 @@ interface LogBody {
   total_amount: number;
 }
 
+/** The healthcheck_state series of GET /dns/v2/monitor/metrics: each one's labels, and its value under `value`. */
+async function healthStates(url: string, auth: string, query = ''): Promise<Record<string, string>[]> {
+  const response = await fetch(`${url}/dns/v2/monitor/metrics${query}`, { headers: { authorization: auth } });
+  assert.equal(response.status, 200);
+  const series: Record<string, string>[] = [];
+  for (const line of (await response.text()).split('\n')) {
+    const match = /^healthcheck_state\{(.*)\} (\S+)$/.exec(line);
+    if (match === null) continue;
+    const labels = Object.fromEntries([...(match[1] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
+    series.push({ ...labels, value: match[2] ?? '' });
+  }
+  return series.sort((a, b) => `${a['rrset_name'] ?? ''} ${a['address'] ?? ''}`.localeCompare(`${b['rrset_name'] ?? ''} ${b['address'] ?? ''}`));
+}
+
+/** The value of each record's series, `name address` → value, waiting up to `ms` for `expected`. */
+async function untilHealth(url: string, auth: string, expected: Record<string, string>, ms = 8000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const seen = Object.fromEntries((await healthStates(url, auth)).map((s) => [`${s['rrset_name'] ?? ''} ${s['address'] ?? ''}`, s['value'] ?? '']));
+    if (JSON.stringify(seen) === JSON.stringify(expected)) return;
+    if (Date.now() > deadline) assert.deepEqual(seen, expected, 'healthcheck_state');
+    await sleep(100);
+  }
+}
+
 for (const engine of engines()) {
   describe(`health check thresholds and the failover log on ${engine}`, () => {
     let service: Service;
@@ -210,6 +235,40 @@ for (const engine of engines()) {
       assertError(await call(service.url, 'GET', '/dns/v2/zones/fo.test/web.fo.test/A/failover/log', { auth: other }), 404);
     });
 
+    test('monitor metrics: healthcheck_state of each checked record as the store holds it, in the provider\'s labels; none of another account\'s', async () => {
+      const series = await healthStates(service.url, auth);
+      const accountId = String(((await api('GET', '/iam/clients/me')).body as unknown as { id: number }).id);
+      const web = series.find((s) => s['rrset_name'] === 'web.fo.test');
+      // The RRset's check stands for the provider's monitor: its id, a positive integer, names it.
+      assert.match(web?.['monitor_id'] ?? '', /^[1-9]\d*$/);
+      assert.deepEqual(web, {
+        client_id: accountId,
+        monitor_id: web?.['monitor_id'],
+        monitor_locations: '',
+        monitor_name: 'web.fo.test A',
+        monitor_type: 'http',
+        rrset_name: 'web.fo.test',
+        rrset_type: 'A',
+        zone_name: 'fo.test',
+        address: '127.0.0.8',
+        value: '1',
+      });
+      // plain.fo.test has no check: no series. 127.0.0.10's target stopped at the end of the TCP test.
+      await untilHealth(service.url, auth, { 'tcp.fo.test 127.0.0.10': '0', 'tcp.fo.test 127.0.0.9': '1', 'web.fo.test 127.0.0.8': '1' });
+      await until(service.dnsPort, 'tcp.fo.test', ['127.0.0.9']);
+      assert.deepEqual(
+        (await healthStates(service.url, auth)).filter((s) => s['rrset_name'] === 'tcp.fo.test').map((s) => s['monitor_type']),
+        ['tcp', 'tcp'],
+      );
+      await close(steady);
+      await untilHealth(service.url, auth, { 'tcp.fo.test 127.0.0.10': '0', 'tcp.fo.test 127.0.0.9': '0', 'web.fo.test 127.0.0.8': '1' });
+      // zone_names keeps the zone's series; another account sees none of them.
+      assert.equal((await healthStates(service.url, auth, '?zone_names=elsewhere.test')).length, 0);
+      assert.equal((await healthStates(service.url, auth, '?zone_names=FO.test.')).length, 3);
+      const other = bearer((await login(service.url, 'other@fo.example', 'other password 1')).access);
+      assert.deepEqual(await healthStates(service.url, other), []);
+    });
+
     test('deleting the RRset deletes its log', async () => {
       assert.equal((await api('DELETE', '/dns/v2/zones/fo.test/tcp.fo.test/A')).status, 200);
       const body = { ttl: 30, resource_records: [{ content: ['192.0.2.2'] }] };
@@ -223,6 +282,7 @@ describe('two DNS nodes on one PostgreSQL store', { skip: engines().includes('po
   let apiNode: Service;
   const dnsNodes: Service[] = [];
   let api: (method: string, path: string, body?: unknown) => ReturnType<typeof call<LogBody>>;
+  let auth: string;
   let connections = 0;
   const steady = net.createServer((socket) => {
     connections++;
@@ -236,7 +296,7 @@ describe('two DNS nodes on one PostgreSQL store', { skip: engines().includes('po
     await listen(flaky, '127.0.0.12', port);
     apiNode = await startService({ engine: 'postgres', env: { ...env, EDGEPLANE_ROLES: 'api' } });
     dnsNodes.push(await apiNode.sibling({ EDGEPLANE_ROLES: 'dns' }), await apiNode.sibling({ EDGEPLANE_ROLES: 'dns' }));
-    const auth = bearer((await login(apiNode.url, adminEmail, adminPassword)).access);
+    auth = bearer((await login(apiNode.url, adminEmail, adminPassword)).access);
     api = (method, path, body) => call<LogBody>(apiNode.url, method, path, { auth, body });
     assert.equal((await api('POST', '/dns/v2/zones', { name: 'pair.test' })).status, 200);
     const body = {
@@ -266,9 +326,12 @@ describe('two DNS nodes on one PostgreSQL store', { skip: engines().includes('po
   test('both nodes answer the same after a target goes down and comes back, and the log has one entry per change', async () => {
     await close(flaky);
     for (const node of dnsNodes) await until(node.dnsPort, 'www.pair.test', ['127.0.0.11']);
+    // The API node checks nothing: its monitor metrics are the state the DNS nodes stored.
+    await untilHealth(apiNode.url, auth, { 'www.pair.test 127.0.0.11': '1', 'www.pair.test 127.0.0.12': '0' });
     flaky = net.createServer((socket) => socket.end());
     await listen(flaky, '127.0.0.12', port);
     for (const node of dnsNodes) await until(node.dnsPort, 'www.pair.test', ['127.0.0.11', '127.0.0.12']);
+    await untilHealth(apiNode.url, auth, { 'www.pair.test 127.0.0.11': '1', 'www.pair.test 127.0.0.12': '1' });
     const log = await api('GET', '/dns/v2/zones/pair.test/www.pair.test/A/failover/log');
     assert.deepEqual(log.body.log.map((e) => [e.action, e.address]), [['up', '127.0.0.12'], ['down', '127.0.0.12']]);
     assert.equal(log.body.total_amount, 2);

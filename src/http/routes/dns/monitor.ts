@@ -15,7 +15,7 @@ export function monitorRoutes(app: FastifyInstance, ctx: DnsContext): void {
     {
       schema: {
         tags: ['dns zones'],
-        summary: 'The account\'s zones as Prometheus text: dns_zone_queries_total{client_id, zone_name}',
+        summary: 'The account\'s zones as Prometheus text: dns_zone_queries_total{client_id, zone_name} and healthcheck_state of each health-checked record',
         querystring: MetricsQuery,
         produces: ['text/plain'],
         response: { 200: Type.String({ description: 'Prometheus text exposition format 0.0.4' }), ...errors(400, 401) },
