@@ -1,7 +1,7 @@
 // DNS messages as a stub client writes and reads them (RFC 1035 §4.1): one question out with an EDNS
 // OPT record (RFC 6891), and a reply's header and sections back. Every read is bounds checked and
 // anything malformed throws MessageError: a reply comes from the network and is never trusted.
-import { canonicalWireName, labelText } from '../wire/name.ts';
+import { canonicalWireName, readWireName } from '../wire/name.ts';
 
 export class MessageError extends Error {}
 
@@ -34,8 +34,6 @@ export interface Reply {
 const flagQr = 0x8000;
 const flagTc = 0x0200;
 const flagRd = 0x0100;
-const maxNameOctets = 255;
-const maxPointerHops = 64;
 /** The EDNS payload size we advertise: DNS Flag Day 2020's, which avoids IP fragmentation. */
 export const udpPayloadSize = 1232;
 
@@ -57,37 +55,7 @@ export function encodeQuery(id: number, name: string, type: number): Buffer {
 
 /** Reads a possibly compressed name at `offset`; `next` is where the record goes on. */
 export function readName(bytes: Buffer, offset: number): { name: string; next: number } {
-  const labels: string[] = [];
-  let position = offset;
-  let next = -1;
-  let octets = 1;
-  for (let hops = 0; ; ) {
-    if (position >= bytes.length) throw new MessageError('name runs past the end of the message');
-    const length = bytes[position] ?? 0;
-    if ((length & 0xc0) === 0xc0) {
-      if (position + 1 >= bytes.length) throw new MessageError('compression pointer runs past the end');
-      if (++hops > maxPointerHops) throw new MessageError('too many compression pointers');
-      const target = ((length & 0x3f) << 8) | (bytes[position + 1] ?? 0);
-      // A pointer goes backwards (RFC 1035 §4.1.4 points at a prior occurrence): no loops.
-      if (target >= position) throw new MessageError('compression pointer does not point backwards');
-      if (next < 0) next = position + 2;
-      position = target;
-      continue;
-    }
-    if ((length & 0xc0) !== 0) throw new MessageError('unknown label type');
-    if (length === 0) {
-      if (next < 0) next = position + 1;
-      break;
-    }
-    const end = position + 1 + length;
-    if (end > bytes.length) throw new MessageError('label runs past the end of the message');
-    octets += 1 + length;
-    if (octets > maxNameOctets) throw new MessageError('name is longer than 255 octets');
-    // DNS ignores the case of ASCII letters only (RFC 4343): other octets stay as they are.
-    labels.push(labelText(Buffer.from(bytes.subarray(position + 1, end))).replace(/[A-Z]+/g, (c) => c.toLowerCase()));
-    position = end;
-  }
-  return { name: labels.join('.'), next };
+  return readWireName(bytes, offset, MessageError);
 }
 
 function readRecords(bytes: Buffer, count: number, offset: number): { records: ResourceRecord[]; next: number } {

@@ -1,5 +1,6 @@
 // Parsing a query off the wire (RFC 1035 §4, RFC 6891 EDNS, RFC 7871 ECS). Every read is bounds
 // checked; anything malformed throws QueryError and the server answers FORMERR or drops it.
+import { readWireName } from '../wire/name.ts';
 import { cookieOption } from './cookies.ts';
 
 export class QueryError extends Error {}
@@ -42,64 +43,13 @@ export interface Query {
   edns: Edns | undefined;
 }
 
-const maxPointerHops = 64;
 const optType = 41;
 const ecsOption = 8;
 const nsidOption = 3;
 
-/**
- * A label as text, lower case. DNS compares ASCII letters only without case (other octets are
- * left alone); a dot or backslash inside a label is escaped (see wire/name.ts). Most labels need
- * neither change.
- */
-function labelText(message: Buffer, start: number, end: number): string {
-  let plain = true;
-  for (let i = start; i < end; i++) {
-    const c = message[i] ?? 0;
-    if ((c >= 0x41 && c <= 0x5a) || c === 0x2e || c === 0x5c) {
-      plain = false;
-      break;
-    }
-  }
-  const text = message.toString('latin1', start, end);
-  if (plain) return text;
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    out += c === 0x2e || c === 0x5c ? `\\${String.fromCharCode(c)}` : String.fromCharCode(c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
-  }
-  return out;
-}
-
 /** Reads a possibly compressed name; returns it (lower case) and the offset after it in place. */
 export function readName(message: Buffer, start: number): { name: string; next: number } {
-  const labels: string[] = [];
-  let offset = start;
-  let next = -1;
-  let hops = 0;
-  let length = 0;
-  for (;;) {
-    if (offset >= message.length) throw new QueryError('name runs past the message');
-    const size = message[offset] ?? 0;
-    if ((size & 0xc0) === 0xc0) {
-      if (offset + 1 >= message.length) throw new QueryError('truncated compression pointer');
-      if (++hops > maxPointerHops) throw new QueryError('compression loop');
-      if (next < 0) next = offset + 2;
-      offset = ((size & 0x3f) << 8) | (message[offset + 1] ?? 0);
-      continue;
-    }
-    if ((size & 0xc0) !== 0) throw new QueryError('unsupported label type');
-    if (size === 0) {
-      if (next < 0) next = offset + 1;
-      break;
-    }
-    if (offset + 1 + size > message.length) throw new QueryError('label runs past the message');
-    length += size + 1;
-    if (length > 255) throw new QueryError('name longer than 255 octets');
-    labels.push(labelText(message, offset + 1, offset + 1 + size));
-    offset += 1 + size;
-  }
-  return { name: labels.join('.'), next };
+  return readWireName(message, start, QueryError);
 }
 
 function skipRecord(message: Buffer, start: number): number {

@@ -1,5 +1,6 @@
 // Domain names in DNS wire form (RFC 1035 §3.1), uncompressed and lower case: the canonical form
-// of RFC 4034 §6.2 that DNSSEC digests and signatures are computed over.
+// of RFC 4034 §6.2 that DNSSEC digests and signatures are computed over; and the reader of a
+// possibly compressed name in a message, for the server's queries and the stub client's replies.
 //
 // The server's text form of a name: labels joined by dots, lower case, no trailing dot, '' for the
 // root, with a dot inside a label written `\.` and a backslash `\\` (only query names hold such
@@ -72,4 +73,70 @@ export function wireLength(labels: readonly Buffer[]): number {
   let length = 1;
   for (const label of labels) length += 1 + label.length;
   return length;
+}
+
+const maxNameOctets = 255;
+/** Pointers followed in one name: each must point backwards, so this only bounds the work. */
+const maxPointerHops = 64;
+
+/**
+ * A label read off a message as text, lower case. DNS compares ASCII letters only without case
+ * (RFC 4343: other octets are left alone); a dot or backslash inside a label is escaped. Most
+ * labels need neither change: the server reads every query's name through here.
+ */
+function readLabel(message: Buffer, start: number, end: number): string {
+  let plain = true;
+  for (let i = start; i < end; i++) {
+    const c = message[i] ?? 0;
+    if ((c >= 0x41 && c <= 0x5a) || c === 0x2e || c === backslash) {
+      plain = false;
+      break;
+    }
+  }
+  const text = message.toString('latin1', start, end);
+  if (plain) return text;
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    out += c === 0x2e || c === backslash ? `\\${String.fromCharCode(c)}` : String.fromCharCode(c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
+  }
+  return out;
+}
+
+/**
+ * Reads a possibly compressed name at `start` of a message that is not trusted: its text form
+ * (lower case) and the offset after it in place. Anything malformed throws a `Failure`: the
+ * caller's own error (the server answers FORMERR, the client refuses the reply).
+ */
+export function readWireName(message: Buffer, start: number, Failure: new (reason: string) => Error): { name: string; next: number } {
+  const labels: string[] = [];
+  let offset = start;
+  let next = -1;
+  let hops = 0;
+  let length = 1;
+  for (;;) {
+    if (offset >= message.length) throw new Failure('name runs past the end of the message');
+    const size = message[offset] ?? 0;
+    if ((size & 0xc0) === 0xc0) {
+      if (offset + 1 >= message.length) throw new Failure('compression pointer runs past the end of the message');
+      if (++hops > maxPointerHops) throw new Failure('too many compression pointers');
+      const target = ((size & 0x3f) << 8) | (message[offset + 1] ?? 0);
+      // A pointer goes backwards (RFC 1035 §4.1.4 points at a prior occurrence): no loops.
+      if (target >= offset) throw new Failure('compression pointer does not point backwards');
+      if (next < 0) next = offset + 2;
+      offset = target;
+      continue;
+    }
+    if ((size & 0xc0) !== 0) throw new Failure('unknown label type');
+    if (size === 0) {
+      if (next < 0) next = offset + 1;
+      break;
+    }
+    if (offset + 1 + size > message.length) throw new Failure('label runs past the end of the message');
+    length += size + 1;
+    if (length > maxNameOctets) throw new Failure('name is longer than 255 octets');
+    labels.push(readLabel(message, offset + 1, offset + 1 + size));
+    offset += 1 + size;
+  }
+  return { name: labels.join('.'), next };
 }
