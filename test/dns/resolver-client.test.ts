@@ -7,7 +7,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import packet from 'dns-packet';
-import { rrtype } from '../../src/dns/client/message.ts';
+import { typeCode } from '../../src/dns/wire/type-codes.ts';
 import { rdataFields } from '../../src/dns/client/rdata.ts';
 import { stubResolver } from '../../src/dns/client/resolver.ts';
 import { ApiError } from '../../src/errors.ts';
@@ -98,12 +98,12 @@ describe('stub resolver client', () => {
         const offset = 12 + questionOf(query).length;
         send(rawReply(query, [1, 0, 0], Buffer.from([0xc0 | (offset >> 8), offset & 0xff, 0, 1, 0, 1, 0, 0, 0, 60, 0, 0])));
       } else if (label === 'pastend') {
-        send(rawReply(query, [1, 0, 0], answerRecord(rrtype.a, Buffer.from([192, 0, 2, 1])).subarray(0, 14)));
+        send(rawReply(query, [1, 0, 0], answerRecord(typeCode.a, Buffer.from([192, 0, 2, 1])).subarray(0, 14)));
       } else if (label === 'shorta') {
-        send(rawReply(query, [1, 0, 0], answerRecord(rrtype.a, Buffer.from([192, 0, 2]))));
+        send(rawReply(query, [1, 0, 0], answerRecord(typeCode.a, Buffer.from([192, 0, 2]))));
       } else if (label === 'badmx') {
         // MX whose exchange name runs past its RDATA into the next bytes.
-        send(rawReply(query, [1, 0, 0], Buffer.concat([answerRecord(rrtype.mx, Buffer.from([0, 10, 3, 0x61, 0x62])), Buffer.from([0x63, 0])])));
+        send(rawReply(query, [1, 0, 0], Buffer.concat([answerRecord(typeCode.mx, Buffer.from([0, 10, 3, 0x61, 0x62])), Buffer.from([0x63, 0])])));
       } else if (label === 'servfail' || label === 'refused') {
         send(rawReply(query, [0, 0, 0], Buffer.alloc(0), { flags: label === 'servfail' ? 0x8182 : 0x8185 }));
       } else if (label === 'trunc' || label === 'tcpgarbage') {
@@ -130,7 +130,7 @@ describe('stub resolver client', () => {
   });
 
   const addressOf = async (name: string) => {
-    const reply = await resolver().query(name, rrtype.a);
+    const reply = await resolver().query(name, typeCode.a);
     return reply.answers.map((r) => rdataFields(reply, r)[0]);
   };
 
@@ -141,7 +141,7 @@ describe('stub resolver client', () => {
 
   test('a reply to another question is ignored: the query times out (504) within its bound', async () => {
     const started = Date.now();
-    const error = await rejection(resolver().query('question.test', rrtype.a));
+    const error = await rejection(resolver().query('question.test', typeCode.a));
     assert.equal(error.status, 504);
     assert.equal(error.code, 'resolver_timeout');
     assert.ok(Date.now() - started < 1000);
@@ -156,7 +156,7 @@ describe('stub resolver client', () => {
     };
     for (const [name, reason] of Object.entries(why)) {
       const started = Date.now();
-      const error = await rejection(resolver(2000).query(name, name === 'badmx.test' ? rrtype.mx : rrtype.a));
+      const error = await rejection(resolver(2000).query(name, name === 'badmx.test' ? typeCode.mx : typeCode.a));
       assert.equal(error.status, 502, `${name}: ${error.message}`);
       assert.equal(error.code, 'resolver_failed');
       assert.match(error.message, reason);
@@ -166,7 +166,7 @@ describe('stub resolver client', () => {
 
   test('SERVFAIL and REFUSED are 502s naming the RCODE', async () => {
     for (const rcode of ['SERVFAIL', 'REFUSED']) {
-      const error = await rejection(resolver().query(`${rcode.toLowerCase()}.test`, rrtype.a));
+      const error = await rejection(resolver().query(`${rcode.toLowerCase()}.test`, typeCode.a));
       assert.equal(error.status, 502);
       assert.equal(error.code, 'resolver_failed');
       assert.match(error.message, new RegExp(rcode));
@@ -175,18 +175,18 @@ describe('stub resolver client', () => {
 
   test('a truncated reply is asked again over TCP; garbage there is a 502', async () => {
     assert.deepEqual(await addressOf('trunc.test'), ['192.0.2.3']);
-    const error = await rejection(resolver().query('tcpgarbage.test', rrtype.a));
+    const error = await rejection(resolver().query('tcpgarbage.test', typeCode.a));
     assert.equal(error.status, 502, error.message);
   });
 
   test('queries in flight are capped: over the cap, 429 at once', async () => {
     const capped = resolver(300, 2);
-    const waiting = [capped.query('silent.test', rrtype.a), capped.query('silent.test', rrtype.a)].map((p) => p.catch((e: unknown) => e));
-    const error = await rejection(capped.query('silent.test', rrtype.a));
+    const waiting = [capped.query('silent.test', typeCode.a), capped.query('silent.test', typeCode.a)].map((p) => p.catch((e: unknown) => e));
+    const error = await rejection(capped.query('silent.test', typeCode.a));
     assert.equal(error.status, 429);
     assert.equal(((await waiting[0]) as ApiError).status, 504);
     await waiting[1];
     // The slots are free again once those end.
-    assert.equal((await rejection(capped.query('silent.test', rrtype.a))).status, 504);
+    assert.equal((await rejection(capped.query('silent.test', typeCode.a))).status, 504);
   });
 });

@@ -2,10 +2,10 @@
 // OPT record (RFC 6891), and a reply's header and sections back. Every read is bounds checked and
 // anything malformed throws MessageError: a reply comes from the network and is never trusted.
 import { canonicalWireName, readWireName } from '../wire/name.ts';
+import { typeCode } from '../wire/type-codes.ts';
 
 export class MessageError extends Error {}
 
-export const rrtype = { a: 1, ns: 2, cname: 5, soa: 6, ptr: 12, mx: 15, txt: 16, aaaa: 28, srv: 33, opt: 41, ds: 43, caa: 257 } as const;
 const classIn = 1;
 
 export interface ResourceRecord {
@@ -48,7 +48,7 @@ export function encodeQuery(id: number, name: string, type: number): Buffer {
   tail.writeUInt16BE(type, 0);
   tail.writeUInt16BE(classIn, 2);
   // OPT: root owner, type 41, class = payload size, TTL = extended RCODE/version/flags 0, no options.
-  tail.writeUInt16BE(rrtype.opt, 5);
+  tail.writeUInt16BE(typeCode.opt, 5);
   tail.writeUInt16BE(udpPayloadSize, 7);
   return Buffer.concat([header, canonicalWireName(name), tail]);
 }
@@ -102,7 +102,7 @@ export function decodeReply(bytes: Buffer): Reply {
     question,
     answers: answers.records,
     authority: authority.records,
-    additional: additional.records.filter((r) => r.type !== rrtype.opt),
+    additional: additional.records.filter((r) => r.type !== typeCode.opt),
   };
 }
 

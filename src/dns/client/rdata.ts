@@ -1,9 +1,10 @@
 // RDATA read off the wire into the fields the API shows, in presentation form (names fully qualified
 // with their trailing dot, TXT and CAA values quoted, DS digests in upper-case hex): for the types the lookup offers and those
 // an answer to them may carry (CNAME). Other types come out in RFC 3597's generic form.
+import { typeCode } from '../wire/type-codes.ts';
 import ipaddr from 'ipaddr.js';
 import { quoteOctets } from '../rrtypes/presentation-text.ts';
-import { MessageError, rdataOf, readName, rrtype, type Reply, type ResourceRecord } from './message.ts';
+import { MessageError, rdataOf, readName, type Reply, type ResourceRecord } from './message.ts';
 
 /** The owner or a name in RDATA, as presentation text: `www.example.com.`, `.` for the root. */
 export const presentationName = (name: string): string => (name === '' ? '.' : `${name}.`);
@@ -35,37 +36,37 @@ export function rdataFields(reply: Reply, record: ResourceRecord): string[] {
   const data = rdataOf(reply, record);
   const end = record.rdataOffset + record.rdataLength;
   switch (record.type) {
-    case rrtype.a:
-    case rrtype.aaaa: {
-      if (data.length !== (record.type === rrtype.a ? 4 : 16)) throw new MessageError('address of the wrong length');
+    case typeCode.a:
+    case typeCode.aaaa: {
+      if (data.length !== (record.type === typeCode.a ? 4 : 16)) throw new MessageError('address of the wrong length');
       return [ipaddr.fromByteArray([...data]).toString()];
     }
-    case rrtype.ns:
-    case rrtype.cname:
-    case rrtype.ptr:
+    case typeCode.ns:
+    case typeCode.cname:
+    case typeCode.ptr:
       return [presentationName(nameAt(reply, record.rdataOffset, end).name)];
-    case rrtype.mx: {
+    case typeCode.mx: {
       need(data, 3);
       return [String(data.readUInt16BE(0)), presentationName(nameAt(reply, record.rdataOffset + 2, end).name)];
     }
-    case rrtype.srv: {
+    case typeCode.srv: {
       need(data, 7);
       const target = nameAt(reply, record.rdataOffset + 6, end).name;
       return [String(data.readUInt16BE(0)), String(data.readUInt16BE(2)), String(data.readUInt16BE(4)), presentationName(target)];
     }
-    case rrtype.txt:
+    case typeCode.txt:
       return characterStrings(data);
-    case rrtype.caa: {
+    case typeCode.caa: {
       need(data, 2);
       const tagLength = data[1] ?? 0;
       need(data, 2 + tagLength);
       return [String(data[0]), data.toString('latin1', 2, 2 + tagLength), quoteOctets(data.subarray(2 + tagLength))];
     }
-    case rrtype.ds: {
+    case typeCode.ds: {
       need(data, 5);
       return [String(data.readUInt16BE(0)), String(data[2]), String(data[3]), data.toString('hex', 4).toUpperCase()];
     }
-    case rrtype.soa: {
+    case typeCode.soa: {
       const mname = nameAt(reply, record.rdataOffset, end);
       const rname = nameAt(reply, mname.next, end);
       if (rname.next + 20 !== end) throw new MessageError('SOA RDATA of the wrong length');

@@ -3,8 +3,9 @@
 // name servers (EDGEPLANE_NAMESERVERS) and, when the caller's account holds the zone, its apex NS.
 // The shape is the provider's (gcore_* counts mean "this service's"); `status` and
 // `expected_name_servers` are ours.
+import { typeCode } from '../wire/type-codes.ts';
 import type { Principal } from '../../accounts/principal.ts';
-import { rrtype, type Reply } from '../client/message.ts';
+import { type Reply } from '../client/message.ts';
 import { rdataFields } from '../client/rdata.ts';
 import { rcodes, requireResolver, type Resolver } from '../client/resolver.ts';
 import type { DnsContext } from '../context.ts';
@@ -40,8 +41,8 @@ async function apexNameServers(db: Db, zoneId: number, zone: string): Promise<st
 
 /** The NS RRset at `name`: the answer's, or, in a referral, the authority section's. */
 function nameServersIn(reply: Reply, name: string): string[] {
-  const inAnswer = reply.answers.filter((r) => r.type === rrtype.ns && r.name === name);
-  const records = inAnswer.length > 0 ? inAnswer : reply.authority.filter((r) => r.type === rrtype.ns && r.name === name);
+  const inAnswer = reply.answers.filter((r) => r.type === typeCode.ns && r.name === name);
+  const records = inAnswer.length > 0 ? inAnswer : reply.authority.filter((r) => r.type === typeCode.ns && r.name === name);
   const names = records.map((r) => hostName(rdataFields(reply, r)[0] ?? ''));
   return [...new Set(names)].sort().slice(0, maxNameServers);
 }
@@ -79,10 +80,10 @@ async function withAddresses(resolver: Resolver, reply: Reply, hosts: string[]):
   let lookups = 0;
   return Promise.all(hosts.map(async (host) => {
     if (!askable(host)) return { name: host, ipv4Addresses: [], ipv6Addresses: [] };
-    let ipv4Addresses = addressesIn(reply, host, rrtype.a);
-    let ipv6Addresses = addressesIn(reply, host, rrtype.aaaa);
+    let ipv4Addresses = addressesIn(reply, host, typeCode.a);
+    let ipv6Addresses = addressesIn(reply, host, typeCode.aaaa);
     if (ipv4Addresses.length === 0 && ipv6Addresses.length === 0 && lookups++ < maxAddressLookups) {
-      [ipv4Addresses, ipv6Addresses] = await Promise.all([lookedUpAddresses(resolver, host, rrtype.a), lookedUpAddresses(resolver, host, rrtype.aaaa)]);
+      [ipv4Addresses, ipv6Addresses] = await Promise.all([lookedUpAddresses(resolver, host, typeCode.a), lookedUpAddresses(resolver, host, typeCode.aaaa)]);
     }
     return { name: host, ipv4Addresses: ipv4Addresses.sort(), ipv6Addresses: ipv6Addresses.sort() };
   }));
@@ -96,7 +97,7 @@ export async function delegationStatus(ctx: DnsContext, caller: Principal, pathN
   const apex = zone === undefined ? [] : await apexNameServers(ctx.store.db, zone.id, zone.name);
   const ours = new Set([...serviceNameServers, ...apex]);
 
-  const reply = await resolver.query(name, rrtype.ns);
+  const reply = await resolver.query(name, typeCode.ns);
   const hosts = reply.rcode === rcodes.nxDomain ? [] : nameServersIn(reply, name);
   const authorized = hosts.filter((host) => ours.has(host));
   const status: DelegationState =

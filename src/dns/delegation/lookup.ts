@@ -2,8 +2,9 @@
 // the common ones, one entry per RRset with each record's RDATA in presentation form. A caller names
 // the question only: never the server (a `request_server` other than the default is refused), never
 // a type outside the list below (no ANY, no zone transfers), never a special-use name.
+import { typeCode } from '../wire/type-codes.ts';
 import { invalid } from '../../errors.ts';
-import { rrtype, type Reply } from '../client/message.ts';
+import { type Reply } from '../client/message.ts';
 import { presentationName, rdataFields } from '../client/rdata.ts';
 import { requireResolver } from '../client/resolver.ts';
 import type { DnsContext } from '../context.ts';
@@ -11,17 +12,17 @@ import { specialUseName } from '../reserved-names.ts';
 import { queryName } from './query-name.ts';
 
 export const lookupTypes: ReadonlyMap<string, number> = new Map([
-  ['A', rrtype.a],
-  ['AAAA', rrtype.aaaa],
-  ['CAA', rrtype.caa],
-  ['CNAME', rrtype.cname],
-  ['DS', rrtype.ds],
-  ['MX', rrtype.mx],
-  ['NS', rrtype.ns],
-  ['PTR', rrtype.ptr],
-  ['SOA', rrtype.soa],
-  ['SRV', rrtype.srv],
-  ['TXT', rrtype.txt],
+  ['A', typeCode.a],
+  ['AAAA', typeCode.aaaa],
+  ['CAA', typeCode.caa],
+  ['CNAME', typeCode.cname],
+  ['DS', typeCode.ds],
+  ['MX', typeCode.mx],
+  ['NS', typeCode.ns],
+  ['PTR', typeCode.ptr],
+  ['SOA', typeCode.soa],
+  ['SRV', typeCode.srv],
+  ['TXT', typeCode.txt],
 ]);
 const typeNames = new Map([...lookupTypes].map(([name, code]) => [code, name]));
 /** Asked when the caller names no type: five queries at once, at most. */

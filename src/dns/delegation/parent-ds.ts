@@ -1,9 +1,9 @@
 // What the parent zone publishes as the zone's DS, asked of the operator's resolver, against the DS
 // of the zone's own key: whether the registrar holds the right DS, none, a stale one, or one for a
 // zone no longer signed (which makes validating resolvers fail the whole zone).
+import { typeCode } from '../wire/type-codes.ts';
 import type { Principal } from '../../accounts/principal.ts';
 import { callerZone } from '../access.ts';
-import { rrtype } from '../client/message.ts';
 import { rdataFields } from '../client/rdata.ts';
 import { rcodes, requireResolver } from '../client/resolver.ts';
 import type { DnsContext } from '../context.ts';
@@ -44,9 +44,9 @@ export async function parentDs(ctx: DnsContext, caller: Principal, zonePath: str
   const zone = await callerZone(ctx.store.db, caller, zonePath);
   const resolver = requireResolver(ctx.resolver);
   const key = zone.dnssec_enabled === 1 ? await findKey(ctx.store.db, zone.id) : undefined;
-  const reply = await resolver.query(zone.name, rrtype.ds);
+  const reply = await resolver.query(zone.name, typeCode.ds);
   const published = reply.answers
-    .filter((r) => r.type === rrtype.ds && r.name === zone.name)
+    .filter((r) => r.type === typeCode.ds && r.name === zone.name)
     .slice(0, maxParentDs)
     .map((record) => {
       const [keyTagText = '', algorithmText = '', digestTypeText = '', digest = ''] = rdataFields(reply, record);

@@ -5,20 +5,20 @@ import type { WireRecord } from '../server/response.ts';
 import { nameFromLabels, nameLabels, wireFromLabels } from '../wire/name.ts';
 import { compareNames } from './canonical-order.ts';
 import { nextSibling, predecessor, successor } from './epsilon.ts';
-import { rrsigType, type ZoneSigner } from './signer.ts';
+import type { ZoneSigner } from './signer.ts';
 import { typeBitmap } from './type-bitmap.ts';
+import { typeCode } from '../wire/type-codes.ts';
 
-export const nsecType = 47;
 /** RFC 9824 §2: the pseudo-type marking a compact answer's name as nonexistent. */
 export const nxnameType = 128;
 
 /** The NSEC from `owner` to `next` listing `types` (RRSIG and NSEC are always there), and its RRSIG. */
 function signedNsec(signer: ZoneSigner, owner: Buffer[], next: Buffer[], types: Iterable<number>, ttl: number): WireRecord[] {
-  const rdata = Buffer.concat([wireFromLabels(next), typeBitmap([...types, rrsigType, nsecType])]);
+  const rdata = Buffer.concat([wireFromLabels(next), typeBitmap([...types, typeCode.rrsig, typeCode.nsec])]);
   const name = nameFromLabels(owner);
   return [
-    { name, type: nsecType, ttl, rdata },
-    { name, type: rrsigType, ttl, rdata: signer.sign(owner, nsecType, ttl, [rdata]) },
+    { name, type: typeCode.nsec, ttl, rdata },
+    { name, type: typeCode.rrsig, ttl, rdata: signer.sign(owner, typeCode.nsec, ttl, [rdata]) },
   ];
 }
 

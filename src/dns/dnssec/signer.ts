@@ -7,7 +7,6 @@ import { recordCount, recordValue, type ServedRrset } from '../server/served-rrs
 import { nameLabels, wireFromLabels } from '../wire/name.ts';
 import { lowerLabel } from './canonical-order.ts';
 
-export const rrsigType = 46;
 const classIn = 1;
 const epochSeconds = 86_400;
 const skewSeconds = 3_600;

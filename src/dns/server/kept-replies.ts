@@ -6,6 +6,7 @@
 // kernel's work on the sockets evicts caches and TLB entries, and every further object a lookup
 // reads costs a miss. A lookup reads one cache line of `#positions` and one stretch of `#ring`,
 // where the entry's header, key and reply lie together.
+import { typeCode } from '../wire/type-codes.ts';
 
 /** Bytes for entries: when full, the oldest are overwritten. */
 const ringSize = 8 * 1024 * 1024;
@@ -23,7 +24,6 @@ const headerLength = 12;
 const maxNameLength = 255;
 /** An OPT record with no options: root owner, type, class (UDP size), TTL (flags), RDLENGTH 0. */
 const bareOptLength = 11;
-const optType = 41;
 /** Flag bits of the query echoed in the reply, so left out of the key: RD (octet 2) and CD (octet 3). */
 const rdBit = 0x01;
 const cdBit = 0x10;
@@ -54,7 +54,7 @@ function plainQuestionEnd(message: Buffer): number {
   if (end !== length) return -1;
   if (arcount === 1) {
     const opt = nameEnd + 4;
-    if (message[opt] !== 0 || message[opt + 1] !== 0 || message[opt + 2] !== optType || message[opt + 9] !== 0 || message[opt + 10] !== 0) return -1;
+    if (message[opt] !== 0 || message[opt + 1] !== 0 || message[opt + 2] !== typeCode.opt || message[opt + 9] !== 0 || message[opt + 10] !== 0) return -1;
   }
   return nameEnd;
 }

@@ -2,14 +2,13 @@
 // question to the answer, authority and additional sections. Pure over the zone views. For a query
 // with the DO bit to a zone with DNSSEC on, each authoritative RRset carries its RRSIG and every
 // negative or wildcard answer its proof (RFC 4035 §3.1, RFC 9824).
-import { nameErrorProof, noCloserMatchProof, noDataProof, nsecType } from '../dnssec/denial.ts';
-import { maxSignedTtl, rrsigType, type ZoneSigner } from '../dnssec/signer.ts';
+import { nameErrorProof, noCloserMatchProof, noDataProof } from '../dnssec/denial.ts';
+import { maxSignedTtl, type ZoneSigner } from '../dnssec/signer.ts';
+import { typeCode } from '../wire/type-codes.ts';
 import type { ServedZones } from './served-zones.ts';
 import type { WireRecord } from './response.ts';
 import { allRecords, recordCount, recordValue, targetOf, type ServedRrset } from './served-rrset.ts';
 import { parentOf, rrsetOf, rrsetsOf, type ZoneNode, type ZoneView } from './zone-view.ts';
-
-export const type = { a: 1, ns: 2, cname: 5, soa: 6, mx: 15, aaaa: 28, srv: 33, ds: 43, any: 255 } as const;
 
 export interface Sections {
   rcode: 0 | 3;
@@ -60,21 +59,21 @@ function authoritative(signer: ZoneSigner | undefined, owner: string, rrset: Ser
   if (chosen.length === 0) return [];
   const ttl = Math.min(rrset.ttl, maxSignedTtl);
   const out = records(owner, rrset, chosen, ttl);
-  out.push({ name: owner, type: rrsigType, ttl, rdata: signer.rrsetSignature(rrset, chosen, signedAs) });
+  out.push({ name: owner, type: typeCode.rrsig, ttl, rdata: signer.rrsetSignature(rrset, chosen, signedAs) });
   return out;
 }
 
 function soaRecords(zone: ZoneView, signer: ZoneSigner | undefined, ttl: number): WireRecord[] {
-  const soa: WireRecord = { name: zone.name, type: type.soa, ttl, rdata: zone.head.soaRdata };
-  const rrset = rrsetOf(zone.node(zone.name), type.soa);
+  const soa: WireRecord = { name: zone.name, type: typeCode.soa, ttl, rdata: zone.head.soaRdata };
+  const rrset = rrsetOf(zone.node(zone.name), typeCode.soa);
   if (signer === undefined || rrset === undefined) return [soa];
-  return [soa, { name: zone.name, type: rrsigType, ttl, rdata: signer.rrsetSignature(rrset, allRecords(recordCount(rrset)), zone.name) }];
+  return [soa, { name: zone.name, type: typeCode.rrsig, ttl, rdata: signer.rrsetSignature(rrset, allRecords(recordCount(rrset)), zone.name) }];
 }
 
 /** The types an NSEC lists for a name: at a delegation only what the parent holds there (NS, DS). */
 function typesAt(zone: ZoneView, name: string, node: ZoneNode | undefined): number[] {
   if (node === undefined) return [];
-  if (name !== zone.name && rrsetOf(node, type.ns) !== undefined) return rrsetOf(node, type.ds) !== undefined ? [type.ns, type.ds] : [type.ns];
+  if (name !== zone.name && rrsetOf(node, typeCode.ns) !== undefined) return rrsetOf(node, typeCode.ds) !== undefined ? [typeCode.ns, typeCode.ds] : [typeCode.ns];
   return rrsetsOf(node).map((r) => r.type);
 }
 
@@ -82,8 +81,8 @@ function typesAt(zone: ZoneView, name: string, node: ZoneNode | undefined): numb
 function delegation(zone: ZoneView, name: string, qtype: number): { cut: string; ns: ServedRrset } | undefined {
   let found: { cut: string; ns: ServedRrset } | undefined;
   for (let at: string | undefined = name; at !== undefined && at !== zone.name && at.length > zone.name.length; at = parentOf(at)) {
-    if (at === name && qtype === type.ds) continue;
-    const ns = rrsetOf(zone.node(at), type.ns);
+    if (at === name && qtype === typeCode.ds) continue;
+    const ns = rrsetOf(zone.node(at), typeCode.ns);
     if (ns !== undefined) found = { cut: at, ns };
   }
   return found;
@@ -95,7 +94,7 @@ function addresses(zone: ZoneView, targets: readonly (string | undefined)[], opt
   for (const target of new Set(targets)) {
     if (target === undefined || !(target === zone.name || target.endsWith(`.${zone.name}`))) continue;
     const node = zone.node(target);
-    for (const t of [type.a, type.aaaa]) {
+    for (const t of [typeCode.a, typeCode.aaaa]) {
       const rrset = rrsetOf(node, t);
       if (rrset) out.push(...plain(target, rrset, options));
     }
@@ -108,7 +107,7 @@ function referral(zone: ZoneView, signer: ZoneSigner | undefined, cut: { cut: st
   if (signer !== undefined) {
     // A secure delegation shows its signed DS; an insecure one the NSEC proving there is none.
     const node = zone.node(cut.cut);
-    const ds = rrsetOf(node, type.ds);
+    const ds = rrsetOf(node, typeCode.ds);
     if (ds !== undefined) sections.authority.push(...authoritative(signer, cut.cut, ds, options));
     else sections.authority.push(...noDataProof(signer, zone.name, cut.cut, typesAt(zone, cut.cut, node), zone.head.negativeTtl));
   }
@@ -159,13 +158,13 @@ function noData(zone: ZoneView, signer: ZoneSigner | undefined, name: string, ty
 
 /** The records answering `qtype` at a node, or undefined when it holds none (then NODATA). */
 function positive(zone: ZoneView, signer: ZoneSigner | undefined, name: string, node: ZoneNode, qtype: number, options: LookupOptions, signedAs: string): WireRecord[] | undefined {
-  if (qtype === type.any || (qtype === rrsigType && signer !== undefined)) {
+  if (qtype === typeCode.any || (qtype === typeCode.rrsig && signer !== undefined)) {
     // RFC 8482: over UDP, one RRset stands for the node; an RRSIG query gets the signatures alone.
     const out: WireRecord[] = [];
     const all = rrsetsOf(node);
     for (const rrset of options.udp ? all.slice(0, 1) : all) {
       const records = authoritative(signer, name, rrset, options, signedAs);
-      out.push(...(qtype === rrsigType ? records.filter((r) => r.type === rrsigType) : records));
+      out.push(...(qtype === typeCode.rrsig ? records.filter((r) => r.type === typeCode.rrsig) : records));
     }
     return out.length > 0 ? out : undefined;
   }
@@ -199,7 +198,7 @@ export function lookup(zones: ServedZones, first: ZoneView, qname: string, qtype
     // A wildcard's answer is signed as the wildcard and proven to be the closest match.
     const signedAs = wildcard?.owner ?? name;
     // Online signing has no NSEC chain: an NSEC query gets the one a NODATA would carry.
-    if (qtype === nsecType && signer !== undefined) {
+    if (qtype === typeCode.nsec && signer !== undefined) {
       sections.answer.push(...noDataProof(signer, zone.name, name, typesAt(zone, name, node), negativeTtl));
       return sections;
     }
@@ -208,7 +207,7 @@ export function lookup(zones: ServedZones, first: ZoneView, qname: string, qtype
       sections.answer.push(...answer);
       sections.authority.push(...closerProof(zone, signer, name, wildcard));
       const wanted = rrsetOf(node, qtype);
-      if (wanted !== undefined && (qtype === type.mx || qtype === type.srv || qtype === type.ns)) {
+      if (wanted !== undefined && (qtype === typeCode.mx || qtype === typeCode.srv || qtype === typeCode.ns)) {
         sections.additional.push(...addresses(zone, targets(wanted, options.select(wanted)), options));
       }
       return sections;
@@ -220,8 +219,8 @@ export function lookup(zones: ServedZones, first: ZoneView, qname: string, qtype
       noData(zone, signer, name, typesAt(zone, name, node).filter((t) => t !== qtype), ttl, sections);
       return sections;
     }
-    const cname = rrsetOf(node, type.cname);
-    if (cname === undefined || qtype === type.cname) {
+    const cname = rrsetOf(node, typeCode.cname);
+    if (cname === undefined || qtype === typeCode.cname) {
       // A wildcard's NODATA is shown as the name's own (RFC 9824 §3.4): no separate closer proof.
       noData(zone, signer, name, typesAt(zone, name, node), negativeTtl, sections);
       return sections;

@@ -7,7 +7,7 @@ import { isIPv6 } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ListenAddress } from '../../config.ts';
 import { nameLabels, wireFromLabels } from '../wire/name.ts';
-import { type as rrType } from './lookup.ts';
+import { typeCode } from '../wire/type-codes.ts';
 import { signRequest, type TsigKey } from './tsig.ts';
 
 const tries = 3;
@@ -24,7 +24,7 @@ function notifyMessage(zone: string, id: number): Buffer {
   message.writeUInt16BE((opcodeNotify << 11) | flagAa, 2);
   message.writeUInt16BE(1, 4);
   name.copy(message, 12);
-  message.writeUInt16BE(rrType.soa, 12 + name.length);
+  message.writeUInt16BE(typeCode.soa, 12 + name.length);
   message.writeUInt16BE(classIn, 14 + name.length);
   return message;
 }

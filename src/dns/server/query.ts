@@ -2,6 +2,7 @@
 // checked; anything malformed throws QueryError and the server answers FORMERR or drops it.
 import { readWireName } from '../wire/name.ts';
 import { cookieOption } from './cookies.ts';
+import { typeCode } from '../wire/type-codes.ts';
 
 export class QueryError extends Error {}
 
@@ -43,7 +44,6 @@ export interface Query {
   edns: Edns | undefined;
 }
 
-const optType = 41;
 const ecsOption = 8;
 const nsidOption = 3;
 
@@ -132,7 +132,7 @@ export function parseQuery(message: Buffer): Query {
   let edns: Edns | undefined;
   for (let i = 0; i < arcount; i++) {
     const { next: typeAt } = readName(message, offset);
-    if (typeAt + 2 <= message.length && message.readUInt16BE(typeAt) === optType) {
+    if (typeAt + 2 <= message.length && message.readUInt16BE(typeAt) === typeCode.opt) {
       if (edns !== undefined) throw new QueryError('more than one OPT record');
       const opt = readOpt(message, offset);
       edns = opt.edns;

@@ -1,6 +1,7 @@
 // One query in, one response out (or none for what must be dropped): the chain parse → find zone
 // → lookup → encode, with EDNS (RFC 6891), the ECS echo (RFC 7871) and truncation.
-import { lookup, type as rrType, type LookupOptions, type Sections } from './lookup.ts';
+import { typeCode } from '../wire/type-codes.ts';
+import { lookup, type LookupOptions, type Sections } from './lookup.ts';
 import type { GeoLookup } from '../../geo/geoip.ts';
 import { nxnameType } from '../dnssec/denial.ts';
 import { signingEpoch } from '../dnssec/signer.ts';
@@ -286,7 +287,7 @@ export function respond(server: Responder, message: Buffer, transport: Transport
 
   // A DS lives in the parent: at a hosted zone's apex, ask the hosted parent if there is one.
   let zone = zones.find(query.name);
-  if (zone !== undefined && zone.name === query.name && query.qtype === rrType.ds && query.name !== '') {
+  if (zone !== undefined && zone.name === query.name && query.qtype === typeCode.ds && query.name !== '') {
     const parent = query.name.slice(query.name.indexOf('.') + 1);
     zone = (query.name.includes('.') ? zones.find(parent) : undefined) ?? zone;
   }

@@ -6,6 +6,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Network } from '../../net/networks.ts';
 import type { Db } from '../../store/database.ts';
+import { typeCode } from '../wire/type-codes.ts';
 import { clientSerial, ixfrMessages, soaOnly } from './ixfr.ts';
 import { QueryError, type Query } from './query.ts';
 import { failure } from './respond.ts';
@@ -16,8 +17,6 @@ import { errorReply, questionType, transferAllowed, transferMessages, transferQu
 import { appendTsig, errorRecord, signReplies, verifyRequest, type SignedRequest, type TsigKey } from './tsig.ts';
 import type { ZoneView } from './zone-view.ts';
 
-const ixfrType = 251;
-const axfrType = 252;
 
 export interface TransferSettings {
   db: Db;
@@ -40,7 +39,7 @@ export class TransferHandler {
   #check(message: Buffer, source: string, udp: boolean): Checked {
     const query = transferQuery(message);
     const zone = query === undefined ? undefined : this.#s.zones.get(query.name);
-    if (query === undefined || zone === undefined || (udp && query.qtype !== ixfrType) || !transferAllowed(source, this.#s.allow)) return undefined;
+    if (query === undefined || zone === undefined || (udp && query.qtype !== typeCode.ixfr) || !transferAllowed(source, this.#s.allow)) return undefined;
     const { keys, logger } = this.#s;
     if (keys.length === 0) return { query, zone, request: undefined };
     const verified = verifyRequest(message, keys);
@@ -62,7 +61,7 @@ export class TransferHandler {
     const sign = (messages: Iterable<Buffer>) => (request === undefined ? messages : signReplies(messages, request));
     // The catalog's member list exists only in its transfers.
     const extra = this.#s.zones.transferExtras(zone);
-    if (query.qtype === axfrType) {
+    if (query.qtype === typeCode.axfr) {
       this.#log(zone, source, request, { type: 'AXFR' });
       return sign(transferMessages(zone, query, extra));
     }
@@ -87,7 +86,7 @@ export class TransferHandler {
 
   /** Over UDP: an IXFR gets the current SOA alone (logged by no one: it is one record); AXFR and anything else are the ordinary path's. */
   udp(message: Buffer, source: string): Buffer | undefined {
-    if (questionType(message) !== ixfrType) return undefined;
+    if (questionType(message) !== typeCode.ixfr) return undefined;
     const checked = this.#check(message, source, true);
     if (checked === undefined || 'refusal' in checked) return checked?.refusal;
     const { query, zone, request } = checked;

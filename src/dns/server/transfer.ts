@@ -5,7 +5,7 @@
 // (tcp-connection.ts), never the whole zone at once.
 import ipaddr from 'ipaddr.js';
 import { inAnyNetwork, type Network } from '../../net/networks.ts';
-import { type as rrType } from './lookup.ts';
+import { typeCode } from '../wire/type-codes.ts';
 import { parseQuery, type Query } from './query.ts';
 import { rcode, ResponseWriter, type WireRecord } from './response.ts';
 import { rrsetRecords, signingTypes } from './transfer-records.ts';
@@ -45,7 +45,7 @@ export function transferAllowed(source: string, networks: readonly Network[]): b
 
 /** The zone's SOA record as transfers write it (the apex always holds one). */
 export function soaRecord(zone: ZoneView): WireRecord {
-  const soa = rrsetOf(zone.node(zone.name), rrType.soa);
+  const soa = rrsetOf(zone.node(zone.name), typeCode.soa);
   if (soa === undefined) throw new Error(`zone ${zone.name} has no SOA`);
   return rrsetRecords(zone.name, soa).next().value as WireRecord;
 }
@@ -62,7 +62,7 @@ function zoneRecords(zone: ZoneView, extra: readonly WireRecord[]): Generator<Wi
     yield soa;
     for (const [name, node] of entries) {
       for (const rrset of rrsetsOf(node)) {
-        if (rrset.type === rrType.soa || signingTypes.has(rrset.type)) continue;
+        if (rrset.type === typeCode.soa || signingTypes.has(rrset.type)) continue;
         yield* rrsetRecords(name, rrset);
       }
     }
