@@ -19,6 +19,7 @@ import { tokenCreate, tokenList, tokenRevoke } from './token-commands.ts';
 import { userAdd } from './user-commands.ts';
 import { zoneExport, zoneImport } from './zone-commands.ts';
 import { releaseStartupHeap } from '../startup-heap.ts';
+import { trimCHeap } from '../c-heap.ts';
 
 export const exitCodes = { ok: 0, failed: 1, usage: 2, notFound: 3 } as const;
 
@@ -89,6 +90,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<v
       const logger = createLogger(config.logLevel);
       stopOnSignals(await startService(config, logger), logger);
       await releaseStartupHeap();
+      trimCHeap();
       return;
     }
     case 'migrate': {
