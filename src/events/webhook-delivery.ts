@@ -1,7 +1,7 @@
 // Delivers the webhook outbox: at least once, in order per zone, with retries and backoff, and
 // only to targets the destination policy allows. Several API nodes may run it on one database.
 import type { LookupAddress } from 'node:dns';
-import http from 'node:http';
+import { http } from '../net/node-http.ts';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';

@@ -2,7 +2,7 @@
 // Transfer-Encoding, a NUL in the path, headers over the size limit, a request that is not HTTP):
 // answered in the error model like every other error, then the connection is closed, since the
 // parser cannot tell where the next request would start.
-import { STATUS_CODES } from 'node:http';
+import { http } from '../net/node-http.ts';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../errors.ts';
@@ -36,7 +36,7 @@ export function clientErrorHandler(logger: FastifyBaseLogger): (error: ParserErr
     }
     const body = JSON.stringify(apiError.body());
     const response =
-      `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}\r\n` +
+      `HTTP/1.1 ${apiError.status} ${http.STATUS_CODES[apiError.status] ?? ''}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'Connection: close\r\n\r\n' +

@@ -3,7 +3,7 @@
 // rejects, and gives up after the check's timeout.
 import { execFile } from 'node:child_process';
 import dgram from 'node:dgram';
-import http from 'node:http';
+import { http } from '../../net/node-http.ts';
 import https from 'node:https';
 import net from 'node:net';
 import type { Check } from './failover.ts';

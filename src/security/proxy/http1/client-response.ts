@@ -6,7 +6,8 @@
 // proxy's own: whatever the caller passes under those names is dropped (Connection: close is
 // honoured). 'close' is emitted only when the client goes before the answer is whole.
 import { EventEmitter } from 'node:events';
-import { STATUS_CODES, type OutgoingHttpHeaders } from 'node:http';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { http } from '../../../net/node-http.ts';
 import type { Socket } from 'node:net';
 import type { ClientRequest } from './client-request.ts';
 
@@ -66,7 +67,7 @@ export class ClientResponse extends EventEmitter {
     if (this.headersSent) throw new Error('the answer\'s head was already written');
     this.statusCode = statusCode;
     const req = this.req;
-    this.#head = `HTTP/1.1 ${String(statusCode)} ${STATUS_CODES[statusCode] ?? 'Unknown'}\r\n`;
+    this.#head = `HTTP/1.1 ${String(statusCode)} ${http.STATUS_CODES[statusCode] ?? 'Unknown'}\r\n`;
     if (Array.isArray(headers)) {
       const list = headers as readonly string[];
       for (let i = 0; i < list.length; i += 2) this.#add(list[i] ?? '', list[i + 1] ?? '');

@@ -4,7 +4,7 @@
 // side's pace, either side closing or failing closes the other, and a tunnel idle in both
 // directions for `tunnelIdleTimeoutMs` is closed. An origin refusing the upgrade (a 4xx, say) has
 // its answer relayed and the connection closed.
-import { STATUS_CODES } from 'node:http';
+import { http } from '../../../net/node-http.ts';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { headerValue, type Answer, type ProxyRequest, type StepExchange } from '../exchange.ts';
@@ -14,7 +14,7 @@ import type { ResponseHead } from './response-head.ts';
 
 /** An HTTP/1.1 response head, as raw text. */
 function responseHead(status: number, headers: string[], last: string): string {
-  let head = `HTTP/1.1 ${String(status)} ${STATUS_CODES[status] ?? ''}\r\n`;
+  let head = `HTTP/1.1 ${String(status)} ${http.STATUS_CODES[status] ?? ''}\r\n`;
   for (let i = 0; i < headers.length; i += 2) head += `${headers[i] ?? ''}: ${headers[i + 1] ?? ''}\r\n`;
   return `${head}${last}\r\n`;
 }
