@@ -81,6 +81,9 @@ export async function startEdgeplane(options: EdgeplaneOptions): Promise<Edgepla
     EDGEPLANE_ADMIN_EMAIL: adminEmail,
     EDGEPLANE_ADMIN_PASSWORD: adminPassword,
     EDGEPLANE_LOG_LEVEL: options.logLevel,
+    // As `npm start` starts it (package.json): every thread reads its modules from the compile cache,
+    // the main thread too, so none loads a TypeScript stripper (docs/dns-server.md, "Memory").
+    NODE_COMPILE_CACHE: path.join(root, 'node_modules/.cache/edgeplane-compile'),
     ...(options.workers === undefined ? {} : { EDGEPLANE_DNS_WORKERS: String(options.workers) }),
     // Set it to dgram to measure Node's own UDP against the batched addon.
     ...(udpIo === undefined ? {} : { EDGEPLANE_DNS_UDP_IO: udpIo }),

@@ -406,6 +406,7 @@ try {
       const allRatio = perRecord(all) / perRecord(knot);
       targets.push(`4. memory per record ≤ 1.2× Knot's (${all.label}): ${fmt.int(perRecord(all))} B = ${fmt.ratio(allRatio, 1)} → ${verdict(all.failure === undefined && allRatio <= 1.2)}`);
       targets.push(`4. served within 10 s (${all.label}, spawn → SOA answered): ${fmt.fixed(1)(all.soaS)} s → ${verdict(all.failure === undefined && all.soaS <= 10)}`);
+      targets.push(`4. empty process ≤ 100 MiB RSS (${all.label}, its baseline): ${fmt.mib(all.baselineKiB)} MiB → ${verdict(all.baselineKiB <= 100 * 1024)}`);
     }
   }
 
