@@ -84,7 +84,7 @@ export async function writeRrset(
     const existing = here.find((r) => r.type === t.type.type);
     if (existing && mode === 'create') throw conflict(`RRset ${t.name} ${t.type.type} already exists; use PUT to change it`);
     checkNeighbours(t, here.map((r) => r.type));
-    const { rrset, created } = await upsertRrset(tx, zone.id, stored(valid, t), new Date().toISOString(), existing);
+    const { rrset, created } = await upsertRrset(tx, ctx.store.engine, zone.id, stored(valid, t), new Date().toISOString(), existing);
     // One view: the answer's, and the webhook's without the warnings (which concern the request).
     const view = rrsetView(rrset, ctx.config.compat, valid.warnings);
     const hooked = valid.warnings.length === 0 ? view : { ...view, warning: '', warnings: [] };

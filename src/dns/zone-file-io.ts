@@ -120,6 +120,7 @@ export async function importZone(ctx: DnsContext, caller: Principal, zonePath: s
       const unique = [...new Map(c.records.map((r) => [JSON.stringify(r), r])).values()];
       const { rrset } = await upsertRrset(
         tx,
+        ctx.store.engine,
         zone.id,
         { name: c.name, type: c.type, ttl: c.ttl, meta: '{}', pickers: null, healthcheck: 0, records: unique.map((r) => ({ content: JSON.stringify(r), enabled: 1, meta: '{}' })) },
         now,

@@ -62,6 +62,7 @@ export async function createZone(ctx: DnsContext, caller: Principal, body: ZoneB
       });
       await upsertRrset(
         tx,
+        ctx.store.engine,
         row.id,
         {
           name,

@@ -102,7 +102,7 @@ for (const engine of engines()) {
       const write = (name: string, fail: boolean) =>
         commitRrsetWrite(ctx, { name: 'broken.test', accountId: caller.accountId }, [name], async (tx, _zone, here) => {
           const data = { name, type: 'A', ttl: 60, meta: '{}', pickers: null, healthcheck: 0, records: [{ content: '["192.0.2.7"]', enabled: 1, meta: '{}' }] };
-          const { rrset } = await upsertRrset(tx, zone.id, data, new Date().toISOString(), here.find((r) => r.type === 'A'));
+          const { rrset } = await upsertRrset(tx, ctx.store.engine, zone.id, data, new Date().toISOString(), here.find((r) => r.type === 'A'));
           // After writing: only a rollback of the whole batch undoes this.
           if (fail) throw new Error('the store failed');
           return { result: name, changedNames: [name], rrsetsAfter: [...here.filter((r) => r.type !== 'A'), rrset], rrsetChanges: { created: [], updated: [], deleted: [] } };

@@ -37,7 +37,7 @@ for (const engine of engines()) {
       store = openStore({ dataDir, databaseUrl: database?.url });
       await migrateToLatest(store);
       zoneId = (await insertAccountZone(store.db, 'fo.example', now)).zoneId;
-      rrsetId = (await upsertRrset(store.db, zoneId, rrset(['192.0.2.1', '192.0.2.2']), now, undefined)).rrset.id;
+      rrsetId = (await upsertRrset(store.db, store.engine, zoneId, rrset(['192.0.2.1', '192.0.2.2']), now, undefined)).rrset.id;
     });
     after(async () => {
       await store.close();
@@ -77,7 +77,7 @@ for (const engine of engines()) {
 
     test('rewriting the RRset drops the states of removed addresses; deleting it drops everything', async () => {
       const existing = await findRrset(store.db, zoneId, 'www.fo.example', 'A');
-      await upsertRrset(store.db, zoneId, rrset(['192.0.2.1']), now, existing);
+      await upsertRrset(store.db, store.engine, zoneId, rrset(['192.0.2.1']), now, existing);
       assert.notEqual(await failoverState(store.db, rrsetId, '192.0.2.1'), undefined);
       assert.equal(await failoverState(store.db, rrsetId, '192.0.2.2'), undefined);
       await store.db.deleteFrom('rrsets').where('id', '=', rrsetId).execute();
