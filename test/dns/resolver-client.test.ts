@@ -7,9 +7,9 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import packet from 'dns-packet';
-import { typeCode } from '../../src/dns/wire/type-codes.ts';
 import { rdataFields } from '../../src/dns/client/rdata.ts';
 import { stubResolver } from '../../src/dns/client/resolver.ts';
+import { typeCode } from '../../src/dns/wire/type-codes.ts';
 import { ApiError } from '../../src/errors.ts';
 import { freePort } from '../support/knot.ts';
 

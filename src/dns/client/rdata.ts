@@ -1,9 +1,9 @@
 // RDATA read off the wire into the fields the API shows, in presentation form (names fully qualified
 // with their trailing dot, TXT and CAA values quoted, DS digests in upper-case hex): for the types the lookup offers and those
 // an answer to them may carry (CNAME). Other types come out in RFC 3597's generic form.
-import { typeCode } from '../wire/type-codes.ts';
 import ipaddr from 'ipaddr.js';
 import { quoteOctets } from '../rrtypes/presentation-text.ts';
+import { typeCode } from '../wire/type-codes.ts';
 import { MessageError, rdataOf, readName, type Reply, type ResourceRecord } from './message.ts';
 
 /** The owner or a name in RDATA, as presentation text: `www.example.com.`, `.` for the root. */

@@ -3,9 +3,8 @@
 // name servers (EDGEPLANE_NAMESERVERS) and, when the caller's account holds the zone, its apex NS.
 // The shape is the provider's (gcore_* counts mean "this service's"); `status` and
 // `expected_name_servers` are ours.
-import { typeCode } from '../wire/type-codes.ts';
 import type { Principal } from '../../accounts/principal.ts';
-import { type Reply } from '../client/message.ts';
+import type { Reply } from '../client/message.ts';
 import { rdataFields } from '../client/rdata.ts';
 import { rcodes, requireResolver, type Resolver } from '../client/resolver.ts';
 import type { DnsContext } from '../context.ts';
@@ -14,6 +13,7 @@ import { findRrset } from '../../store/rrsets.ts';
 import type { Db } from '../../store/database.ts';
 import { canonicalName, NameError } from '../names.ts';
 import { specialUseName } from '../reserved-names.ts';
+import { typeCode } from '../wire/type-codes.ts';
 import { queryName } from './query-name.ts';
 
 /** Name servers reported (a referral holds 13 at most in practice). */

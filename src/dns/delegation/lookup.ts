@@ -2,13 +2,13 @@
 // the common ones, one entry per RRset with each record's RDATA in presentation form. A caller names
 // the question only: never the server (a `request_server` other than the default is refused), never
 // a type outside the list below (no ANY, no zone transfers), never a special-use name.
-import { typeCode } from '../wire/type-codes.ts';
 import { invalid } from '../../errors.ts';
-import { type Reply } from '../client/message.ts';
+import type { Reply } from '../client/message.ts';
 import { presentationName, rdataFields } from '../client/rdata.ts';
 import { requireResolver } from '../client/resolver.ts';
 import type { DnsContext } from '../context.ts';
 import { specialUseName } from '../reserved-names.ts';
+import { typeCode } from '../wire/type-codes.ts';
 import { queryName } from './query-name.ts';
 
 export const lookupTypes: ReadonlyMap<string, number> = new Map([

@@ -1,7 +1,6 @@
 // What the parent zone publishes as the zone's DS, asked of the operator's resolver, against the DS
 // of the zone's own key: whether the registrar holds the right DS, none, a stale one, or one for a
 // zone no longer signed (which makes validating resolvers fail the whole zone).
-import { typeCode } from '../wire/type-codes.ts';
 import type { Principal } from '../../accounts/principal.ts';
 import { callerZone } from '../access.ts';
 import { rdataFields } from '../client/rdata.ts';
@@ -9,6 +8,7 @@ import { rcodes, requireResolver } from '../client/resolver.ts';
 import type { DnsContext } from '../context.ts';
 import { delegationSigner, type DelegationSigner } from '../dnssec/keys.ts';
 import { dsTtl, findKey } from '../dnssec/toggle.ts';
+import { typeCode } from '../wire/type-codes.ts';
 
 /** DS records shown; a parent publishes one or two (a few during a key roll). */
 const maxParentDs = 32;

@@ -3,14 +3,13 @@
 // bitmap holding NXNAME). Nothing about the rest of the zone is revealed, so it cannot be walked.
 import type { WireRecord } from '../server/response.ts';
 import { nameFromLabels, nameLabels, wireFromLabels } from '../wire/name.ts';
+import { typeCode } from '../wire/type-codes.ts';
 import { compareNames } from './canonical-order.ts';
 import { nextSibling, predecessor, successor } from './epsilon.ts';
 import type { ZoneSigner } from './signer.ts';
 import { typeBitmap } from './type-bitmap.ts';
-import { typeCode } from '../wire/type-codes.ts';
 
 /** RFC 9824 §2: the pseudo-type marking a compact answer's name as nonexistent. */
-export const nxnameType = 128;
 
 /** The NSEC from `owner` to `next` listing `types` (RRSIG and NSEC are always there), and its RRSIG. */
 function signedNsec(signer: ZoneSigner, owner: Buffer[], next: Buffer[], types: Iterable<number>, ttl: number): WireRecord[] {
@@ -31,7 +30,7 @@ export function noDataProof(signer: ZoneSigner, zone: string, name: string, type
 
 /** `name` does not exist (RFC 9824 §3.2): the NODATA form with NXNAME in the bitmap. */
 export function nameErrorProof(signer: ZoneSigner, zone: string, name: string, ttl: number): WireRecord[] {
-  return noDataProof(signer, zone, name, [nxnameType], ttl);
+  return noDataProof(signer, zone, name, [typeCode.nxname], ttl);
 }
 
 /**

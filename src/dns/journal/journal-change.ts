@@ -12,9 +12,8 @@ import { appendJournal, clearJournal, type JournalBounds } from '../../store/zon
 import type { ZoneRow } from '../../store/zones.ts';
 import type { WireRecord } from '../server/response.ts';
 import { soaRdata } from '../server/soa-rdata.ts';
+import { typeCode } from '../wire/type-codes.ts';
 import { difference, encodeRecords, transferRecordsOf } from './journal-records.ts';
-
-const soaType = 6;
 
 /** The RRsets at the names a change declared, read before it. */
 export interface RrsetsBefore {
@@ -25,7 +24,7 @@ export interface RrsetsBefore {
 type SoaFields = Pick<ZoneRow, 'name' | 'primary_server' | 'contact' | 'serial' | 'refresh' | 'retry' | 'expiry' | 'nx_ttl'>;
 
 /** The SOA as transfers write it: the zone's negative TTL (zone-view.ts) and its fields. */
-const soaRecord = (zone: SoaFields): WireRecord => ({ name: zone.name, type: soaType, ttl: zone.nx_ttl, rdata: soaRdata(zone) });
+const soaRecord = (zone: SoaFields): WireRecord => ({ name: zone.name, type: typeCode.soa, ttl: zone.nx_ttl, rdata: soaRdata(zone) });
 
 export interface JournaledChange {
   /** The zone row as the change found it, and its SOA fields after it. */

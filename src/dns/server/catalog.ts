@@ -7,10 +7,8 @@ import type { ServedRrset } from './served-rrset.ts';
 import { soaRdata } from './soa-rdata.ts';
 import { ZoneView } from './zone-view.ts';
 import { canonicalWireName } from '../wire/name.ts';
+import { typeCode } from '../wire/type-codes.ts';
 
-const nsType = 2;
-const txtType = 16;
-const ptrType = 12;
 /** RFC 9432 §4.1: the SOA and NS are placeholders under `invalid.`. */
 const invalid = 'invalid';
 
@@ -28,12 +26,12 @@ export function catalogView(name: string, serial: number): ZoneView {
     negativeTtl: 0,
     signer: undefined,
   });
-  view.setNode(name, rrset(nsType, canonicalWireName(invalid), invalid));
-  view.setNode(`version.${name}`, rrset(txtType, Buffer.from([1, 0x32])));
+  view.setNode(name, rrset(typeCode.ns, canonicalWireName(invalid), invalid));
+  view.setNode(`version.${name}`, rrset(typeCode.txt, Buffer.from([1, 0x32])));
   return view;
 }
 
 /** One PTR per member zone, owned by a label that stays with the zone (its id): what transfers add. */
 export function catalogMembers(name: string, zones: Iterable<{ id: number; name: string }>): WireRecord[] {
-  return [...zones].map((zone) => ({ name: `z${String(zone.id)}.zones.${name}`, type: ptrType, ttl: 0, rdata: canonicalWireName(zone.name).toString('latin1'), rdataName: zone.name }));
+  return [...zones].map((zone) => ({ name: `z${String(zone.id)}.zones.${name}`, type: typeCode.ptr, ttl: 0, rdata: canonicalWireName(zone.name).toString('latin1'), rdataName: zone.name }));
 }

@@ -9,12 +9,11 @@ import type { Db } from '../../store/database.ts';
 import { journalChain, type JournalEntry } from '../../store/zone-journal.ts';
 import { serialAfter } from '../soa.ts';
 import { decodeRecords } from '../journal/journal-records.ts';
+import { typeCode } from '../wire/type-codes.ts';
 import { readName, QueryError, type Query } from './query.ts';
 import type { WireRecord } from './response.ts';
 import { packed, soaRecord, transferMessages } from './transfer.ts';
 import type { ZoneView } from './zone-view.ts';
-
-const soaType = 6;
 
 /** Skips one resource record at `at`; the offset after it. */
 function skip(message: Buffer, at: number): number {
@@ -31,7 +30,7 @@ export function clientSerial(message: Buffer, query: Query): number {
     const { name, next } = readName(message, at);
     const end = next + 10 + (next + 10 <= message.length ? message.readUInt16BE(next + 8) : 0);
     if (end > message.length) throw new QueryError('truncated record');
-    if (name === query.name && message.readUInt16BE(next) === soaType) {
+    if (name === query.name && message.readUInt16BE(next) === typeCode.soa) {
       const mname = readName(message, next + 10);
       const rname = readName(message, mname.next);
       if (rname.next + 20 > end) throw new QueryError('truncated SOA');

@@ -1,8 +1,8 @@
 // Parsing a query off the wire (RFC 1035 §4, RFC 6891 EDNS, RFC 7871 ECS). Every read is bounds
 // checked; anything malformed throws QueryError and the server answers FORMERR or drops it.
 import { readWireName } from '../wire/name.ts';
-import { cookieOption } from './cookies.ts';
 import { typeCode } from '../wire/type-codes.ts';
+import { cookieOption } from './cookies.ts';
 
 export class QueryError extends Error {}
 

@@ -1,12 +1,11 @@
 // One query in, one response out (or none for what must be dropped): the chain parse → find zone
 // → lookup → encode, with EDNS (RFC 6891), the ECS echo (RFC 7871) and truncation.
-import { typeCode } from '../wire/type-codes.ts';
 import { lookup, type LookupOptions, type Sections } from './lookup.ts';
 import type { GeoLookup } from '../../geo/geoip.ts';
-import { nxnameType } from '../dnssec/denial.ts';
 import { signingEpoch } from '../dnssec/signer.ts';
 import { applyPickers } from '../pickers/chain.ts';
 import { requester, subnetAddress, type Requester } from '../pickers/requester.ts';
+import { typeCode } from '../wire/type-codes.ts';
 import type { DnsMetrics } from './metrics.ts';
 import { parseQuery, QueryError, type Query } from './query.ts';
 import { cacheKey, type CachedAnswer, type ResponseCache } from './response-cache.ts';
@@ -262,7 +261,7 @@ export function respond(server: Responder, message: Buffer, transport: Transport
   // Transfers come over TCP from the addresses allowed (dns-server.ts); any other is refused.
   if (transferTypes.has(query.qtype)) return emit(query, refusal(query, shape, rcode.refused, extendedErrors.transferProhibited), shape, 0);
   // OPT belongs in the additional section; NXNAME only in compact proofs (RFC 9824 §3.5).
-  if (query.qtype === 41 || query.qtype === nxnameType) return emit(query, compose(query, empty(false), shape, rcode.formErr), shape, 0);
+  if (query.qtype === typeCode.opt || query.qtype === typeCode.nxname) return emit(query, compose(query, empty(false), shape, rcode.formErr), shape, 0);
 
   const dnssecOk = query.edns?.dnssecOk === true;
   const compactOk = query.edns?.compactOk === true;

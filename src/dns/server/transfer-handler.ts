@@ -17,7 +17,6 @@ import { errorReply, questionType, transferAllowed, transferMessages, transferQu
 import { appendTsig, errorRecord, signReplies, verifyRequest, type SignedRequest, type TsigKey } from './tsig.ts';
 import type { ZoneView } from './zone-view.ts';
 
-
 export interface TransferSettings {
   db: Db;
   zones: ServedZones;

@@ -3,6 +3,7 @@
 // message of the transfer is signed in turn, each MAC chained to the one before (§5.3.1).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { canonicalWireName } from '../wire/name.ts';
+import { typeCode } from '../wire/type-codes.ts';
 import { readName } from './query.ts';
 
 export interface TsigKey {
@@ -12,7 +13,6 @@ export interface TsigKey {
   secret: Buffer;
 }
 
-const tsigType = 250;
 const classAny = 255;
 const fudgeSeconds = 300;
 export const tsigError = { badSig: 16, badKey: 17, badTime: 18 } as const;
@@ -63,7 +63,7 @@ function findTsig(message: Buffer): TsigRecord | undefined {
   }
   if (last < 0 || (counts[3] ?? 0) === 0) return undefined;
   const { name: keyName, next } = readName(message, last);
-  if (message.readUInt16BE(next) !== tsigType) return undefined;
+  if (message.readUInt16BE(next) !== typeCode.tsig) return undefined;
   const rdata = next + 10;
   const { name: algorithm, next: afterAlgorithm } = readName(message, rdata);
   const timeSigned = message.readUIntBE(afterAlgorithm, 6);
@@ -144,7 +144,7 @@ function tsigRecord(key: TsigKey, id: number, timeSigned: number, mac: Buffer, e
   rdata.writeUInt16BE(error, at + 2);
   rdata.writeUInt16BE(0, at + 4);
   const head = Buffer.alloc(10);
-  head.writeUInt16BE(tsigType, 0);
+  head.writeUInt16BE(typeCode.tsig, 0);
   head.writeUInt16BE(classAny, 2);
   head.writeUInt32BE(0, 4);
   head.writeUInt16BE(rdata.length, 8);

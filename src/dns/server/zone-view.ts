@@ -3,6 +3,7 @@
 // names hold one RRset, kept without an array around it (docs/dns-server.md, "Memory").
 import type { ZoneSigner } from '../dnssec/signer.ts';
 import { labelEnd } from '../wire/name.ts';
+import { typeCode } from '../wire/type-codes.ts';
 import type { ServedRrset } from './served-rrset.ts';
 import type { ZoneImage } from './zone-image.ts';
 
@@ -38,12 +39,8 @@ export interface ZoneHead {
   signer: ZoneSigner | undefined;
 }
 
-const soaType = 6;
-const dnskeyType = 48;
-const cdsType = 59;
-const cdnskeyType = 60;
 const keyTtl = 3600;
-const headTypes = new Set([soaType, dnskeyType, cdsType, cdnskeyType]);
+const headTypes = new Set<number>([typeCode.soa, typeCode.dnskey, typeCode.cds, typeCode.cdnskey]);
 
 /** An RRset the zone fields make (SOA) or the zone's key (DNSKEY, CDS, CDNSKEY), never pickers. */
 function fixedRrset(type: number, ttl: number, rdata: Buffer): ServedRrset {
@@ -53,11 +50,11 @@ function fixedRrset(type: number, ttl: number, rdata: Buffer): ServedRrset {
 /** The apex's RRsets with those the head makes: the SOA, and while signing the key. */
 function apexRrsets(head: ZoneHead, node: ZoneNode): ServedRrset[] {
   const out = rrsetsOf(node).filter((r) => !headTypes.has(r.type));
-  out.push(fixedRrset(soaType, head.negativeTtl, head.soaRdata));
+  out.push(fixedRrset(typeCode.soa, head.negativeTtl, head.soaRdata));
   const key = head.signer?.key;
   if (key !== undefined) {
     // CDS/CDNSKEY (RFC 7344) let a parent that scans for them keep its DS in step with the key.
-    out.push(fixedRrset(dnskeyType, keyTtl, key.dnskey), fixedRrset(cdnskeyType, keyTtl, key.dnskey), fixedRrset(cdsType, keyTtl, key.ds));
+    out.push(fixedRrset(typeCode.dnskey, keyTtl, key.dnskey), fixedRrset(typeCode.cdnskey, keyTtl, key.dnskey), fixedRrset(typeCode.cds, keyTtl, key.ds));
   }
   return out.sort((a, b) => a.type - b.type);
 }

@@ -16,6 +16,11 @@ export const typeCode = {
   rrsig: 46,
   nsec: 47,
   dnskey: 48,
+  cds: 59,
+  cdnskey: 60,
+  /** RFC 9824's NXNAME: a meta-type that only NSEC type bitmaps list. */
+  nxname: 128,
+  tsig: 250,
   ixfr: 251,
   axfr: 252,
   any: 255,
