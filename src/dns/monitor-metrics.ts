@@ -14,7 +14,7 @@ import { failoverStates } from '../store/failover.ts';
 import { queryTotalsByZone } from '../store/query-stats.ts';
 import { healthCheckedRrsets } from '../store/rrsets.ts';
 import type { DnsContext } from './context.ts';
-import { checkOf, type Check } from './health/failover.ts';
+import { checkOf, probedRecords, type Check } from './health/failover.ts';
 import { parseJson } from './views.ts';
 
 export interface MonitorMetrics {
@@ -72,12 +72,7 @@ export async function monitorMetrics(ctx: DnsContext, caller: Principal, zoneNam
       rrset_type: rrset.type,
       zone_name: zoneNamesById.get(rrset.zone_id) ?? '',
     };
-    // The records the checker probes: the enabled ones, by their address.
-    for (const record of rrset.records) {
-      if (record.enabled !== 1) continue;
-      const address = String(parseJson<unknown[]>(record.content)[0]);
-      health.set({ ...series, address }, states.get(`${String(rrset.id)}|${address}`) ?? 1);
-    }
+    for (const { address } of probedRecords(rrset.records)) health.set({ ...series, address }, states.get(`${String(rrset.id)}|${address}`) ?? 1);
   }
   return { contentType: registry.contentType, text: await registry.metrics() };
 }

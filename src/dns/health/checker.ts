@@ -12,11 +12,10 @@ import { failoverState, failoverStates, storeVerdict, type FailoverState } from 
 import { healthCheckedRrsets } from '../../store/rrsets.ts';
 import { nonPublic } from '../../net/public-address.ts';
 import { recordType } from '../rrtypes/index.ts';
-import type { ContentValue } from '../rrtypes/record-type.ts';
 import { parseJson } from '../views.ts';
 import type { Registry } from 'prom-client';
 import { lockKey, type Coordination } from './coordination.ts';
-import { checkOf, type Check } from './failover.ts';
+import { checkOf, probedRecords, type Check } from './failover.ts';
 import { afterProbe, type Hysteresis, type Thresholds } from './hysteresis.ts';
 import { healthMetrics, type HealthMetrics, type HealthStates } from './metrics.ts';
 import { probe } from './probes.ts';
@@ -169,14 +168,11 @@ export class HealthChecker {
       if (check === undefined) continue;
       if (this.#options.intervalMs !== undefined) check = { ...check, frequencyMs: this.#options.intervalMs };
       const failover = JSON.stringify(meta['failover']);
-      for (const row of rrset.records) {
-        if (row.enabled !== 1) continue;
+      for (const { address, content } of probedRecords(rrset.records)) {
         if (wanted.size >= (this.#options.limit ?? maxTargets)) {
           skipped++;
           continue;
         }
-        const content = parseJson<ContentValue[]>(row.content);
-        const address = String(content[0]);
         wanted.set(`${rrset.name}|${rrset.type}|${address}|${failover}`, {
           record: { owner: rrset.name, type: type.code, rdata: type.toWire(content).toString('latin1') },
           rrsetId: rrset.id,

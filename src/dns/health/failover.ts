@@ -1,5 +1,9 @@
 // An RRset's `meta.failover`: how its A and AAAA records are checked (compat.md, "Pickers"). The API
-// validates and keeps it verbatim (rrset-input.ts); this reads it with the defaults filled in.
+// validates and keeps it verbatim (rrset-input.ts); this reads it with the defaults filled in, and
+// names the records a check probes.
+import type { RecordRow } from '../../store/rrsets.ts';
+import type { ContentValue } from '../rrtypes/record-type.ts';
+import { parseJson } from '../views.ts';
 import { linearRegExp } from './regexp.ts';
 
 export type Protocol = 'HTTP' | 'TCP' | 'UDP' | 'ICMP';
@@ -57,4 +61,15 @@ export function checkOf(meta: Record<string, unknown>): Check | undefined {
     },
     regexp: pattern === undefined ? undefined : linearRegExp(pattern),
   };
+}
+
+/** The records of a checked RRset that its check probes: the enabled ones, each by its address. */
+export function probedRecords(records: readonly Pick<RecordRow, 'content' | 'enabled'>[]): { address: string; content: ContentValue[] }[] {
+  const probed: { address: string; content: ContentValue[] }[] = [];
+  for (const record of records) {
+    if (record.enabled !== 1) continue;
+    const content = parseJson<ContentValue[]>(record.content);
+    probed.push({ address: String(content[0]), content });
+  }
+  return probed;
 }
