@@ -8,13 +8,14 @@
 // there and the DNS threads of this process are handed the rows with the change, so nothing is read
 // twice (docs/dns-server.md, "Changes and convergence").
 import { enqueueWebhook } from '../events/webhook-outbox.ts';
-import { notifyOtherNodes, type ZoneChange } from '../events/change-feed.ts';
+import { changeNotice, type ZoneChange } from '../events/change-feed.ts';
 import type { Db } from '../store/database.ts';
-import { rrsetsAtNames, type RrsetWithRecords } from '../store/rrsets.ts';
-import { lockZone, updateZone, type ZoneRow } from '../store/zones.ts';
+import type { RrsetWithRecords } from '../store/rrsets.ts';
+import { lockZone, writeZoneChange } from '../store/zone-change.ts';
+import type { ZoneRow } from '../store/zones.ts';
 import { zoneNotFound } from './access.ts';
 import type { DnsContext } from './context.ts';
-import { journalChange } from './journal/journal-change.ts';
+import { journalWrite } from './journal/journal-change.ts';
 import { nextSerial } from './soa.ts';
 import { parseJson } from './views.ts';
 
@@ -53,6 +54,11 @@ export interface ChangeOutcome<T> {
 export interface ChangeOptions {
   /** The owner names whose RRsets the work may change: read before it, for the work and the zone journal. */
   names?: readonly string[];
+  /**
+   * Called once the change is committed, while the DNS threads may still be taking it: the RRset
+   * batch queue (rrset-batch.ts) starts its next transaction then, so that one overlaps this hand-over.
+   */
+  committed?: () => void;
 }
 
 export async function commitZoneChange<T>(
@@ -65,29 +71,29 @@ export async function commitZoneChange<T>(
 ): Promise<{ result: T; serial: number | undefined }> {
   const { store, config } = ctx;
   const committed = await store.db.transaction().execute(async (tx) => {
-    const zone = await lockZone(tx, store.engine, typeof which === 'number' ? { id: which } : which);
-    if (zone === undefined) throw zoneNotFound();
-    const zoneId = zone.id;
-    const bounds = { versions: config.dnsJournalVersions, bytes: config.dnsJournalBytes };
-    const here = options.names === undefined ? [] : await rrsetsAtNames(tx, zoneId, options.names);
+    const names = options.names ?? [];
+    const locked = await lockZone(tx, store.engine, typeof which === 'number' ? { id: which } : which, names);
+    if (locked === undefined) throw zoneNotFound();
+    const { zone, here } = locked;
     const outcome = await work(tx, zone, here);
     if (outcome.unchanged === true) return { result: outcome.result, change: undefined, webhookQueued: false };
     let serial = nextSerial(zone.serial, outcome.requestedSerial);
     for (let step = 1; step < (outcome.changes ?? 1); step++) serial = nextSerial(serial, undefined);
     const now = new Date().toISOString();
-    const version = await updateZone(tx, store.engine, zoneId, { ...outcome.zoneFields, serial, updated_at: now });
-    const after = { ...zone, ...outcome.zoneFields, serial, version, updated_at: now };
-    const names = outcome.changedNames;
-    await journalChange(tx, {
-      zone,
-      after,
-      version,
-      before: options.names === undefined ? undefined : { names: new Set(options.names), rrsets: here },
-      changedNames: names,
-      rrsetsAfter: outcome.rrsetsAfter,
-      bounds,
-      engine: store.engine,
-    });
+    const fields = { ...outcome.zoneFields, serial, updated_at: now };
+    const after = { ...zone, ...fields };
+    const changedNames = outcome.changedNames;
+    const bounds = { versions: config.dnsJournalVersions, bytes: config.dnsJournalBytes };
+    const journal =
+      bounds.versions < 1
+        ? { clear: true as const }
+        : await journalWrite(tx, {
+            zone,
+            after,
+            before: options.names === undefined ? undefined : { names: new Set(options.names), rrsets: here },
+            changedNames,
+            rrsetsAfter: outcome.rrsetsAfter,
+          });
 
     const meta = parseJson<Record<string, unknown>>(outcome.zoneFields?.meta ?? zone.meta);
     const changes = outcome.rrsetChanges;
@@ -95,13 +101,15 @@ export async function commitZoneChange<T>(
       typeof meta['webhook'] === 'string' && meta['webhook'] !== '' && changes !== undefined && changes.created.length + changes.updated.length + changes.deleted.length > 0;
     if (webhookQueued) {
       const method = typeof meta['webhook_method'] === 'string' ? meta['webhook_method'] : 'POST';
-      await enqueueWebhook(tx, { zoneId, url: String(meta['webhook']), method, payload: changes });
+      await enqueueWebhook(tx, { zoneId: zone.id, url: String(meta['webhook']), method, payload: changes });
     }
-    const written = names === undefined || outcome.rrsetsAfter === undefined ? undefined : { zone: after, rrsets: outcome.rrsetsAfter };
-    const change: ZoneChange = { zoneId, zone: zone.name, serial, version, previous: names === undefined ? undefined : zone.version, deleted: false, names, written };
-    await notifyOtherNodes(tx, store.engine, change);
-    return { result: outcome.result, change, webhookQueued };
+    // The change as other nodes hear of it; its version is the one its own statement takes.
+    const told: ZoneChange = { zoneId: zone.id, zone: zone.name, serial, version: 0, previous: changedNames === undefined ? undefined : zone.version, deleted: false, names: changedNames };
+    const version = await writeZoneChange(tx, store.engine, { zoneId: zone.id, fields, journal, bounds, notice: changeNotice(told) });
+    const written = changedNames === undefined || outcome.rrsetsAfter === undefined ? undefined : { zone: { ...after, version }, rrsets: outcome.rrsetsAfter };
+    return { result: outcome.result, change: { ...told, version, written }, webhookQueued };
   });
+  options.committed?.();
   if (committed.change === undefined) return { result: committed.result, serial: undefined };
   await ctx.changes.publish(committed.change);
   if (committed.webhookQueued) ctx.wakeWebhooks();

@@ -1,8 +1,9 @@
 // RRset writes of one zone that arrive while an earlier one commits are committed together, in one
 // transaction (group commit): one zone lock, version bump, journal entry, NOTIFY and hand-over to
-// the DNS threads for all of them, instead of one each. The serial still steps once per write. Each write still answers only
-// once every DNS thread serves it, and each gets its own outcome: a write refused by the rules (an
-// ApiError, thrown before it writes anything) fails alone. Any other error rolls the whole batch
+// the DNS threads for all of them, instead of one each, and their RRsets written by one statement
+// (store/rrsets.ts writeRrsets) as long as no two touch one owner name. The serial still steps once
+// per write. Each write still answers only once every DNS thread serves it, and each gets its own
+// outcome: a write refused by the rules (an ApiError, thrown by its plan) fails alone. Any other error rolls the whole batch
 // back, and its writes are then committed one by one, so that error reaches only the write that
 // caused it. A batch waits for the writes already on their way (a few turns of the event loop, see
 // gather()) before it starts; the queue is per zone and per store.
@@ -11,8 +12,8 @@
 // the batch's transaction (no lookup before): a write whose caller's account does not hold the
 // zone fails alone with the 404 of a missing zone.
 import { ApiError } from '../errors.ts';
-import type { Db, Store } from '../store/database.ts';
-import type { RrsetWithRecords } from '../store/rrsets.ts';
+import type { Store } from '../store/database.ts';
+import { writeRrsets, type RrsetWithRecords, type RrsetWrite } from '../store/rrsets.ts';
 import type { ZoneRow } from '../store/zones.ts';
 import { zoneNotFound } from './access.ts';
 import { commitZoneChange, type RrsetChanges } from './commit.ts';
@@ -26,15 +27,24 @@ export interface RrsetWriteOutcome<T> {
   rrsetChanges: RrsetChanges;
 }
 
+/** What a write stores, and its outcome once stored (`stored`: the RRset as written; undefined for a delete). */
+export interface RrsetWritePlan<T> {
+  write: RrsetWrite;
+  outcome: (stored: RrsetWithRecords | undefined) => RrsetWriteOutcome<T>;
+}
+
 /**
- * One write: `names`, the owner names it may change; `work` gets the RRsets there as the writes
- * before it in the batch left them, and throws ApiErrors only before it writes.
+ * Checks a write against the RRsets at its names as the writes before it in the batch left them,
+ * throwing ApiErrors when the rules refuse it, and says what it stores.
  */
+export type RrsetWritePlanner<T> = (zone: ZoneRow, here: RrsetWithRecords[]) => RrsetWritePlan<T>;
+
+/** One write: `names`, the owner names it may change. */
 interface Write {
   /** The caller's account: the zone must be its own. */
   accountId: number;
   names: readonly string[];
-  work: (tx: Db, zone: ZoneRow, here: RrsetWithRecords[]) => Promise<RrsetWriteOutcome<unknown>>;
+  plan: RrsetWritePlanner<unknown>;
   resolve: (result: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -50,13 +60,13 @@ export function commitRrsetWrite<T>(
   ctx: DnsContext,
   zone: { name: string; accountId: number },
   names: readonly string[],
-  work: (tx: Db, zone: ZoneRow, here: RrsetWithRecords[]) => Promise<RrsetWriteOutcome<T>>,
+  plan: RrsetWritePlanner<T>,
 ): Promise<T> {
   const byZone = queues.get(ctx.store) ?? new Map<string, Write[]>();
   queues.set(ctx.store, byZone);
   const zoneName = zone.name;
   return new Promise<T>((resolve, reject) => {
-    const write: Write = { accountId: zone.accountId, names, work, resolve: resolve as (result: unknown) => void, reject };
+    const write: Write = { accountId: zone.accountId, names, plan, resolve: resolve as (result: unknown) => void, reject };
     const waiting = byZone.get(zoneName);
     if (waiting !== undefined) {
       waiting.push(write);
@@ -68,7 +78,7 @@ export function commitRrsetWrite<T>(
     void (async () => {
       while (queue.length > 0) {
         await gather(queue);
-        await commitBatch(ctx, zoneName, queue.splice(0, maxBatch));
+        await committing(ctx, zoneName, queue.splice(0, maxBatch));
       }
       byZone.delete(zoneName);
     })();
@@ -93,10 +103,21 @@ async function gather(queue: readonly Write[]): Promise<void> {
   }
 }
 
+/**
+ * Commits `batch`; resolves once it is committed (or, when it fails, settled), while the DNS threads
+ * may still be taking it: the next batch's transaction overlaps that hand-over. The threads take
+ * the changes in the order they were committed (ServedZones applies a zone's changes in turn).
+ */
+function committing(ctx: DnsContext, zoneName: string, batch: Write[]): Promise<void> {
+  return new Promise<void>((resolve) => {
+    void commitBatch(ctx, zoneName, batch, resolve).then(resolve);
+  });
+}
+
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** Commits `batch` in one transaction and settles every write in it; never rejects. */
-async function commitBatch(ctx: DnsContext, zoneName: string, batch: Write[]): Promise<void> {
+async function commitBatch(ctx: DnsContext, zoneName: string, batch: Write[], committed?: () => void): Promise<void> {
   const names = [...new Set(batch.flatMap((w) => w.names))];
   try {
     const { result } = await commitZoneChange(
@@ -108,30 +129,40 @@ async function commitBatch(ctx: DnsContext, zoneName: string, batch: Write[]): P
         const settled: Settled[] = [];
         const changed = new Set<string>();
         const changes: RrsetChanges = { created: [], updated: [], deleted: [] };
-        for (const write of batch) {
+        const at = new Date().toISOString();
+        // Planned writes not stored yet, at distinct names: a write at one of their names waits for them.
+        let pending: { index: number; plan: RrsetWritePlan<unknown> }[] = [];
+        const store = async () => {
+          const stored = await writeRrsets(tx, ctx.store.engine, zone.id, pending.map((p) => p.plan.write), at);
+          pending.forEach(({ index, plan }, i) => {
+            const outcome = plan.outcome(stored[i]);
+            const after = Map.groupBy(outcome.rrsetsAfter, (r) => r.name);
+            for (const name of outcome.changedNames) {
+              atName.set(name, after.get(name) ?? []);
+              changed.add(name);
+            }
+            changes.created.push(...outcome.rrsetChanges.created);
+            changes.updated.push(...outcome.rrsetChanges.updated);
+            changes.deleted.push(...outcome.rrsetChanges.deleted);
+            settled[index] = { ok: true, value: outcome.result };
+          });
+          pending = [];
+        };
+        for (const [index, write] of batch.entries()) {
           if (zone.account_id !== write.accountId) {
-            settled.push({ ok: false, error: zoneNotFound() });
+            settled[index] = { ok: false, error: zoneNotFound() };
             continue;
           }
-          let outcome: RrsetWriteOutcome<unknown>;
+          if (pending.some((p) => batch[p.index]?.names.some((name) => write.names.includes(name)))) await store();
           try {
-            outcome = await write.work(tx, zone, write.names.flatMap((name) => atName.get(name) ?? []));
+            pending.push({ index, plan: write.plan(zone, write.names.flatMap((name) => atName.get(name) ?? [])) });
           } catch (e) {
-            // Refused by the rules before it wrote: this write fails, the others go on.
+            // Refused by the rules: this write fails, the others go on.
             if (!(e instanceof ApiError)) throw e;
-            settled.push({ ok: false, error: e });
-            continue;
+            settled[index] = { ok: false, error: e };
           }
-          const after = Map.groupBy(outcome.rrsetsAfter, (r) => r.name);
-          for (const name of outcome.changedNames) {
-            atName.set(name, after.get(name) ?? []);
-            changed.add(name);
-          }
-          changes.created.push(...outcome.rrsetChanges.created);
-          changes.updated.push(...outcome.rrsetChanges.updated);
-          changes.deleted.push(...outcome.rrsetChanges.deleted);
-          settled.push({ ok: true, value: outcome.result });
         }
+        if (pending.length > 0) await store();
         const changedNames = [...changed];
         return {
           result: settled,
@@ -143,7 +174,7 @@ async function commitBatch(ctx: DnsContext, zoneName: string, batch: Write[]): P
           rrsetChanges: changes,
         };
       },
-      { names },
+      { names, committed },
     );
     result.forEach((outcome, i) => {
       const write = batch[i];

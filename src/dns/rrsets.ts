@@ -4,7 +4,7 @@
 // delegation points, the apex NS kept.
 import type { Principal } from '../accounts/principal.ts';
 import { conflict, invalid } from '../errors.ts';
-import { deleteRrset as deleteRrsetRow, findRrset, listRrsets as listRrsetRows, withRecords, upsertRrset, type RrsetOrder } from '../store/rrsets.ts';
+import { findRrset, listRrsets as listRrsetRows, withRecords, type RrsetOrder } from '../store/rrsets.ts';
 import type { ZoneRow } from '../store/zones.ts';
 import { callerZone, recordNotFound, zonePathName } from './access.ts';
 import { checkNeighbours, type Target } from './neighbours.ts';
@@ -80,19 +80,24 @@ export async function writeRrset(
 ) {
   const t = writeTarget(path.zone, path.name, path.type);
   const valid = validateRrsetBody(body, t.type, t.zone.name);
-  return commitRrsetWrite(ctx, { name: t.zone.name, accountId: caller.accountId }, [t.name], async (tx, zone, here) => {
+  return commitRrsetWrite(ctx, { name: t.zone.name, accountId: caller.accountId }, [t.name], (_zone, here) => {
     const existing = here.find((r) => r.type === t.type.type);
     if (existing && mode === 'create') throw conflict(`RRset ${t.name} ${t.type.type} already exists; use PUT to change it`);
     checkNeighbours(t, here.map((r) => r.type));
-    const { rrset, created } = await upsertRrset(tx, ctx.store.engine, zone.id, stored(valid, t), new Date().toISOString(), existing);
-    // One view: the answer's, and the webhook's without the warnings (which concern the request).
-    const view = rrsetView(rrset, ctx.config.compat, valid.warnings);
-    const hooked = valid.warnings.length === 0 ? view : { ...view, warning: '', warnings: [] };
     return {
-      result: view,
-      changedNames: [t.name],
-      rrsetsAfter: [...here.filter((r) => r !== existing), rrset],
-      rrsetChanges: { created: created ? [hooked] : [], updated: created ? [] : [hooked], deleted: [] },
+      write: { upsert: stored(valid, t), existing },
+      outcome: (rrset) => {
+        if (rrset === undefined) throw new Error(`RRset ${t.name} ${t.type.type} was not written`);
+        // One view: the answer's, and the webhook's without the warnings (which concern the request).
+        const view = rrsetView(rrset, ctx.config.compat, valid.warnings);
+        const hooked = valid.warnings.length === 0 ? view : { ...view, warning: '', warnings: [] };
+        return {
+          result: view,
+          changedNames: [t.name],
+          rrsetsAfter: [...here.filter((r) => r !== existing), rrset],
+          rrsetChanges: { created: existing ? [] : [hooked], updated: existing ? [hooked] : [], deleted: [] },
+        };
+      },
     };
   });
 }
@@ -100,18 +105,20 @@ export async function writeRrset(
 export async function deleteRrset(ctx: DnsContext, caller: Principal, zonePath: string, namePath: string, typePath: string): Promise<void> {
   const t = writeTarget(zonePath, namePath, typePath);
   if (t.type.type === 'NS' && t.name === t.zone.name) throw conflict('the apex NS RRset cannot be deleted; replace it with PUT');
-  await commitRrsetWrite(ctx, { name: t.zone.name, accountId: caller.accountId }, [t.name], async (tx, _zone, here) => {
+  await commitRrsetWrite(ctx, { name: t.zone.name, accountId: caller.accountId }, [t.name], (_zone, here) => {
     const row = here.find((r) => r.type === t.type.type);
     if (row === undefined) throw recordNotFound();
     if (t.type.type === 'NS' && here.some((r) => r.type === 'DS')) {
       throw conflict(`delete the DS RRset at ${t.name} before its NS`);
     }
-    await deleteRrsetRow(tx, row.id);
     return {
-      result: undefined,
-      changedNames: [t.name],
-      rrsetsAfter: here.filter((r) => r !== row),
-      rrsetChanges: { created: [], updated: [], deleted: [rrsetView(row, ctx.config.compat)] },
+      write: { delete: row },
+      outcome: () => ({
+        result: undefined,
+        changedNames: [t.name],
+        rrsetsAfter: here.filter((r) => r !== row),
+        rrsetChanges: { created: [], updated: [], deleted: [rrsetView(row, ctx.config.compat)] },
+      }),
     };
   });
 }

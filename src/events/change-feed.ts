@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import type { Db, Engine } from '../store/database.ts';
 import type { RrsetWithRecords } from '../store/rrsets.ts';
+import type { ChangeNotice } from '../store/zone-change.ts';
 import type { ZoneRow } from '../store/zones.ts';
 
 export interface ZoneChange {
@@ -84,11 +85,17 @@ export async function notifyResourceChange(tx: Db, engine: Engine, change: Resou
 /** Queues the change for other nodes; PostgreSQL delivers it only if the transaction commits. */
 export async function notifyOtherNodes(tx: Db, engine: Engine, change: ZoneChange): Promise<void> {
   if (engine !== 'postgres') return;
+  const { channel, payload } = changeNotice(change);
+  await sql`select pg_notify(${channel}, ${payload})`.execute(tx);
+}
+
+/** The NOTIFY that tells other nodes of `change` (store/zone-change.ts sends it with a change's own writes). */
+export function changeNotice(change: ZoneChange): ChangeNotice {
   // NOTIFY payloads stop at 8000 bytes; past that, listeners reload the whole zone. What the change
   // wrote stays here: other nodes read the names from the store.
   const payload = JSON.stringify({ ...change, written: undefined });
   const fitting = payload.length < 7900 ? payload : JSON.stringify({ ...change, names: undefined, written: undefined });
-  await sql`select pg_notify(${notifyChannel}, ${fitting})`.execute(tx);
+  return { channel: notifyChannel, payload: fitting };
 }
 
 /** Tells every DNS node of a record's new agreed state; PostgreSQL delivers it only if the transaction commits. */

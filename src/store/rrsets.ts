@@ -136,13 +136,38 @@ export async function upsertRrset(
   at: string,
   existing: RrsetRow | undefined,
 ): Promise<{ rrset: RrsetWithRecords; created: boolean }> {
-  const rrset = engine === 'postgres' ? await writeRrsetInOneStatement(db, zoneId, data, at, existing) : await writeRrsetStatements(db, zoneId, data, at, existing);
-  // Health check states are per address (failover.ts): those of addresses no longer here go.
-  if (existing && (data.type === 'A' || data.type === 'AAAA')) {
-    await forgetRemovedAddresses(db, rrset.id, data.records.map((r) => String((JSON.parse(r.content) as unknown[])[0])));
-  }
+  const [rrset] = await writeRrsets(db, engine, zoneId, [{ upsert: data, existing }], at);
+  if (rrset === undefined) throw new Error(`RRset ${data.name} ${data.type} was not written`);
   return { rrset, created: existing === undefined };
 }
+
+/** One RRset write: `data` stored (replacing `existing`, the row there now, when there is one), or `row` deleted. */
+export type RrsetWrite = { upsert: RrsetData; existing: RrsetRow | undefined } | { delete: RrsetRow };
+
+/**
+ * Does `writes` (no two of them to one RRset; the caller has looked each up in the same
+ * transaction) and returns, for each, the RRset as stored with its records (undefined for a
+ * delete). Health check states are per address (failover.ts): a replaced address RRset's states of
+ * addresses no longer there go.
+ */
+export async function writeRrsets(db: Db, engine: Engine, zoneId: number, writes: readonly RrsetWrite[], at: string): Promise<(RrsetWithRecords | undefined)[]> {
+  if (engine === 'postgres') return writeRrsetsInOneStatement(db, zoneId, writes, at);
+  const stored: (RrsetWithRecords | undefined)[] = [];
+  for (const write of writes) {
+    if ('delete' in write) {
+      await db.deleteFrom('rrsets').where('id', '=', write.delete.id).execute();
+      stored.push(undefined);
+      continue;
+    }
+    const { upsert: data, existing } = write;
+    stored.push(await writeRrsetStatements(db, zoneId, data, at, existing));
+    if (existing && (data.type === 'A' || data.type === 'AAAA')) await forgetRemovedAddresses(db, existing.id, data.records.map(recordAddress));
+  }
+  return stored;
+}
+
+/** The address an A or AAAA record holds (its content is the JSON array of its fields). */
+const recordAddress = (record: Pick<RecordRow, 'content'>) => String((JSON.parse(record.content) as unknown[])[0]);
 
 /** SQLite: one statement per table (its statements cost no round trip). */
 async function writeRrsetStatements(db: Db, zoneId: number, data: RrsetData, at: string, existing: RrsetRow | undefined): Promise<RrsetWithRecords> {
@@ -163,63 +188,67 @@ async function writeRrsetStatements(db: Db, zoneId: number, data: RrsetData, at:
   return { ...row, records };
 }
 
-/** A row of writeRrsetInOneStatement's answer: the RRset's columns and one of its records' (null without records). */
-interface RrsetRecordRow extends RrsetRow {
-  record_id: number | null;
-  record_position: number | null;
-  record_content: string | null;
-  record_enabled: number | null;
-  record_meta: string | null;
-}
-
 /**
- * PostgreSQL: the RRset row, its old records' removal and its new records in one statement, so a
- * write costs one round trip to the server instead of three. The records come as arrays (unnest),
- * so the statement's text is the same whatever their number. The removal does not see the records
- * inserted beside it (every part of a statement reads the snapshot it started with).
+ * PostgreSQL: every RRset row, their old records' removal, their new records, the deletes and the
+ * forgotten health states in one statement, so a batch of writes (dns/rrset-batch.ts) costs one
+ * round trip to the server instead of one to three per write; on PostgreSQL a write's time goes to
+ * round trips. Everything comes as arrays (unnest), so the statement's text is the same whatever
+ * the number of writes. Every part of a statement reads the snapshot it started with: the removal
+ * does not see the records inserted beside it. What was written comes back as JSON built by the
+ * server (every column is an integer or text, so the objects are the rows the other reads return).
  */
-async function writeRrsetInOneStatement(db: Db, zoneId: number, data: RrsetData, at: string, existing: RrsetRow | undefined): Promise<RrsetWithRecords> {
-  const written = existing
-    ? sql`written as (
-        update rrsets set ttl = ${data.ttl}, meta = ${data.meta}, pickers = ${data.pickers}, healthcheck = ${data.healthcheck}, updated_at = ${at}
-        where id = ${existing.id} returning *
-      ), removed as (delete from records where rrset_id = ${existing.id})`
-    : sql`written as (
-        insert into rrsets (zone_id, name, type, ttl, meta, pickers, healthcheck, updated_at)
-        values (${zoneId}, ${data.name}, ${data.type}, ${data.ttl}, ${data.meta}, ${data.pickers}, ${data.healthcheck}, ${at}) returning *
-      )`;
-  const { rows } = await sql<RrsetRecordRow>`
-    with ${written}, inserted as (
+async function writeRrsetsInOneStatement(db: Db, zoneId: number, writes: readonly RrsetWrite[], at: string): Promise<(RrsetWithRecords | undefined)[]> {
+  const upserts = writes.flatMap((w, i) => ('upsert' in w ? [{ ...w, i }] : []));
+  const records = upserts.flatMap((w) => w.upsert.records.map((r, position) => ({ ...r, i: w.i, position })));
+  const deleted = writes.flatMap((w) => ('delete' in w ? [w.delete.id] : []));
+  const column = <T>(rows: readonly T[], pick: (row: T) => unknown) => rows.map(pick);
+  const { rows } = await sql<{ i: number; rrset: RrsetWithRecords }>`
+    with given as (
+      select * from unnest(
+        ${column(upserts, (w) => w.i)}::integer[], ${column(upserts, (w) => w.existing?.id ?? null)}::integer[],
+        ${column(upserts, (w) => w.upsert.name)}::text[], ${column(upserts, (w) => w.upsert.type)}::text[],
+        ${column(upserts, (w) => w.upsert.ttl)}::integer[], ${column(upserts, (w) => w.upsert.meta)}::text[],
+        ${column(upserts, (w) => w.upsert.pickers)}::text[], ${column(upserts, (w) => w.upsert.healthcheck)}::integer[]
+      ) as g (i, existing, name, type, ttl, meta, pickers, healthcheck)
+    ), given_records as (
+      select * from unnest(
+        ${column(records, (r) => r.i)}::integer[], ${column(records, (r) => r.position)}::integer[], ${column(records, (r) => r.content)}::text[],
+        ${column(records, (r) => r.enabled)}::integer[], ${column(records, (r) => r.meta)}::text[]
+      ) as r (i, position, content, enabled, meta)
+    ), updated as (
+      update rrsets set ttl = g.ttl, meta = g.meta, pickers = g.pickers, healthcheck = g.healthcheck, updated_at = ${at}
+      from given g where rrsets.id = g.existing
+      returning rrsets.*, g.i
+    ), inserted as (
+      insert into rrsets (zone_id, name, type, ttl, meta, pickers, healthcheck, updated_at)
+      select ${zoneId}, name, type, ttl, meta, pickers, healthcheck, ${at} from given where existing is null
+      returning *
+    ), written as (
+      select * from updated
+      union all
+      select inserted.*, g.i from inserted join given g on g.existing is null and g.name = inserted.name and g.type = inserted.type
+    ), removed as (
+      delete from records where rrset_id in (select existing from given)
+    ), dropped as (
+      delete from rrsets where id = any(${deleted}::integer[])
+    ), forgotten as (
+      delete from failover_states using updated
+      where failover_states.rrset_id = updated.id and updated.type in ('A', 'AAAA')
+        and failover_states.address <> all (array(select content::jsonb ->> 0 from given_records where given_records.i = updated.i))
+    ), inserted_records as (
       insert into records (rrset_id, position, content, enabled, meta)
-      select written.id, given.position - 1, given.content, given.enabled, given.meta
-      from written, unnest(${data.records.map((r) => r.content)}::text[], ${data.records.map((r) => r.enabled)}::integer[], ${data.records.map((r) => r.meta)}::text[])
-        with ordinality as given (content, enabled, meta, position)
+      select written.id, r.position, r.content, r.enabled, r.meta from given_records r join written on written.i = r.i
       returning *
     )
-    select written.*, inserted.id as record_id, inserted.position as record_position, inserted.content as record_content,
-      inserted.enabled as record_enabled, inserted.meta as record_meta
-    from written left join inserted on true order by inserted.position`.execute(db);
-  const [first] = rows;
-  if (first === undefined) throw new Error(`RRset ${data.name} ${data.type} was not written`);
-  const rrset: RrsetWithRecords = {
-    id: first.id,
-    zone_id: first.zone_id,
-    name: first.name,
-    type: first.type,
-    ttl: first.ttl,
-    meta: first.meta,
-    pickers: first.pickers,
-    healthcheck: first.healthcheck,
-    updated_at: first.updated_at,
-    records: [],
-  };
-  for (const r of rows) {
-    if (r.record_id === null) continue;
-    rrset.records.push({ id: r.record_id, rrset_id: r.id, position: r.record_position ?? 0, content: r.record_content ?? '', enabled: r.record_enabled ?? 0, meta: r.record_meta ?? '' });
-  }
-  return rrset;
-}
-
-export async function deleteRrset(db: Db, id: number): Promise<void> {
-  await db.deleteFrom('rrsets').where('id', '=', id).execute();
+    select written.i, (to_jsonb(written) - 'i') || jsonb_build_object('records', coalesce((
+      select jsonb_agg(to_jsonb(c) order by c.position) from inserted_records c where c.rrset_id = written.id
+    ), '[]'::jsonb)) as rrset
+    from written`.execute(db);
+  const byWrite = new Map(rows.map((r) => [r.i, r.rrset]));
+  return writes.map((w, i) => {
+    if ('delete' in w) return undefined;
+    const rrset = byWrite.get(i);
+    if (rrset === undefined) throw new Error(`RRset ${w.upsert.name} ${w.upsert.type} was not written`);
+    return rrset;
+  });
 }

@@ -1,7 +1,8 @@
 // The zone journal repository (0013_zone_journal.ts): entries appended in the transaction of each
-// change, pruned right there to the per-zone bounds, and the entries an incremental transfer needs.
-import { sql, type Insertable, type Selectable } from 'kysely';
-import type { Db, Engine } from './database.ts';
+// change (zone-change.ts), pruned right there to the per-zone bounds, and the entries an incremental
+// transfer needs.
+import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely';
+import type { Db } from './database.ts';
 import type { ZoneJournalTable } from './schema.ts';
 
 export type JournalEntry = Selectable<ZoneJournalTable>;
@@ -12,25 +13,26 @@ export interface JournalBounds {
   bytes: number;
 }
 
-/** Forgets a zone's history: transfers from before now are full ones. */
-export async function clearJournal(db: Db, zoneId: number): Promise<void> {
-  await db.deleteFrom('zone_journal').where('zone_id', '=', zoneId).execute();
-}
+/** An entry to append: the version is the change's, which the statement writing it knows (zone-change.ts). */
+export type NewJournalEntry = Omit<Insertable<ZoneJournalTable>, 'version'>;
+
+/** What a change does to its zone's journal: append its entry, or forget the history (transfers from before it are full ones). */
+export type JournalWrite = { entry: NewJournalEntry } | { clear: true };
 
 /**
- * Appends an entry and drops the oldest beyond the bounds. An entry larger than the byte bound on
- * its own is not kept, and neither is anything older (no chain could cross it).
+ * The statements, in order, that write `write` for the change at `version`: a number, or an
+ * expression yielding it in the statement they join. An entry larger than the byte bound on its
+ * own is not kept, and neither is anything older (no chain could cross it): the journal is cleared.
  */
-export async function appendJournal(db: Db, engine: Engine, entry: Insertable<ZoneJournalTable>, bounds: JournalBounds): Promise<void> {
-  if (entry.size > bounds.bytes || bounds.versions < 1) {
-    await clearJournal(db, entry.zone_id);
-    return;
-  }
+export function journalStatements(zoneId: number, write: JournalWrite, bounds: JournalBounds, version: RawBuilder<number>): RawBuilder<unknown>[] {
+  const clear = sql`delete from zone_journal where zone_id = ${zoneId}`;
+  if ('clear' in write || write.entry.size > bounds.bytes || bounds.versions < 1) return [clear];
+  const { entry } = write;
   // The entries the new one pushes past the bounds go first, counting it in: newest first, the
   // first older entry past either bound and everything older. Nothing is sent back: the entry past
   // the count bound comes from the (zone_id, version) index; the entries are walked for the byte
-  // bound only when their sum crosses it (a CASE evaluates its branch only then).
-  const zoneId = entry.zone_id;
+  // bound only when their sum crosses it (a CASE evaluates its branch only then). On PostgreSQL
+  // both join one statement, where the delete does not see the new row (the bounds count it in).
   const prune = sql`
     delete from zone_journal where zone_id = ${zoneId} and (
       version <= (select version from zone_journal where zone_id = ${zoneId} order by version desc limit 1 offset ${bounds.versions - 1})
@@ -42,15 +44,8 @@ export async function appendJournal(db: Db, engine: Engine, entry: Insertable<Zo
     )`;
   const insert = sql`
     insert into zone_journal (zone_id, version, serial_from, serial_to, removed, added, size)
-    values (${zoneId}, ${entry.version}, ${entry.serial_from}, ${entry.serial_to}, ${entry.removed}, ${entry.added}, ${entry.size})`;
-  // PostgreSQL takes both in one statement (one round trip; the delete does not see the new row,
-  // which the bounds above count in); SQLite has no DELETE in WITH, and its statements cost no trip.
-  if (engine === 'postgres') {
-    await sql`with pruned as (${prune}) ${insert}`.execute(db);
-    return;
-  }
-  await prune.execute(db);
-  await insert.execute(db);
+    values (${zoneId}, ${version}, ${entry.serial_from}, ${entry.serial_to}, ${entry.removed}, ${entry.added}, ${entry.size})`;
+  return [prune, insert];
 }
 
 /**

@@ -1,7 +1,7 @@
 // Zones repository. Reads a caller can steer are scoped by account; zone names are unique
 // across the whole service.
 import { sql, type Selectable } from 'kysely';
-import type { Db, Engine } from './database.ts';
+import type { Db } from './database.ts';
 import type { ZonesTable } from './schema.ts';
 
 export type ZoneRow = Selectable<ZonesTable>;
@@ -45,20 +45,10 @@ export function allZoneOwners(db: Db): Promise<Pick<ZoneRow, 'name' | 'account_i
 }
 
 /**
- * Reads the zone (by id, or by its name, unique across the service) inside a transaction, locking
- * its row on PostgreSQL so writers of one zone queue up; undefined when there is none.
- */
-export function lockZone(db: Db, engine: Engine, zone: { id: number } | { name: string }): Promise<ZoneRow | undefined> {
-  const query = 'id' in zone ? db.selectFrom('zones').selectAll().where('id', '=', zone.id) : db.selectFrom('zones').selectAll().where('name', '=', zone.name);
-  // SQLite has no row locks; its writers are serialised by the database lock.
-  return (engine === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
-}
-
-/**
  * Raises the catalog serial (0005_zone_catalog.ts): called in every transaction that changes which
  * zones are served. It stays below 2^31 for any realistic number of such changes.
  */
-async function bumpCatalog(db: Db): Promise<void> {
+export async function bumpCatalog(db: Db): Promise<void> {
   await db.updateTable('zone_catalog').set((eb) => ({ serial: eb('serial', '+', 1) })).where('id', '=', 1).execute();
 }
 
@@ -74,7 +64,7 @@ export async function catalogSerial(db: Db): Promise<number> {
  * (SQLite serialises writers): versions are handed out in commit order, and a reader that sees
  * version V has every change up to V committed before it.
  */
-async function nextVersion(db: Db): Promise<number> {
+export async function nextVersion(db: Db): Promise<number> {
   const row = await db
     .updateTable('zone_version')
     .set((eb) => ({ version: eb('version', '+', 1) }))
@@ -116,29 +106,6 @@ export async function insertZone(db: Db, zone: Omit<ZoneRow, 'id' | 'version'>):
   const row = await db.updateTable('zones').set({ version }).where('id', '=', inserted.id).returningAll().executeTakeFirstOrThrow();
   await bumpCatalog(db);
   return row;
-}
-
-/**
- * Writes a zone's fields and returns its new version. On PostgreSQL the version step and the zone's
- * row are one statement (one round trip; the caller holds the zone's row lock already).
- */
-export async function updateZone(db: Db, engine: Engine, id: number, changes: Partial<Omit<ZoneRow, 'id' | 'account_id' | 'name' | 'version'>>): Promise<number> {
-  let version: number;
-  if (engine === 'postgres') {
-    const row = await db
-      .with('next', (q) => q.updateTable('zone_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).returning('version'))
-      .updateTable('zones')
-      .set((eb) => ({ ...changes, version: eb.selectFrom('next').select('next.version') }))
-      .where('zones.id', '=', id)
-      .returning('zones.version')
-      .executeTakeFirstOrThrow();
-    version = row.version;
-  } else {
-    version = await nextVersion(db);
-    await db.updateTable('zones').set({ ...changes, version }).where('id', '=', id).execute();
-  }
-  if (changes.enabled !== undefined) await bumpCatalog(db);
-  return version;
 }
 
 /** Deletes a zone (its RRsets and key go with it) and returns the version of that change. */

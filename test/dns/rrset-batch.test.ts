@@ -15,7 +15,6 @@ import { createZone } from '../../src/dns/zones.ts';
 import { ApiError } from '../../src/errors.ts';
 import type { ZoneChange } from '../../src/events/change-feed.ts';
 import type { Store } from '../../src/store/database.ts';
-import { upsertRrset } from '../../src/store/rrsets.ts';
 import { journalChain } from '../../src/store/zone-journal.ts';
 import { engines } from '../support/engines.ts';
 import { dnsStoreSecret, openDnsStore, type DnsStore } from '../support/dns-store.ts';
@@ -124,14 +123,17 @@ for (const engine of engines()) {
 
     test('an error other than a refusal rolls the batch back, and only its own write fails', async () => {
       await createZone(ctx, caller, { name: 'broken.test' });
-      const zone = await zoneRow('broken.test');
       const write = (name: string, fail: boolean) =>
-        commitRrsetWrite(ctx, { name: 'broken.test', accountId: caller.accountId }, [name], async (tx, _zone, here) => {
+        commitRrsetWrite(ctx, { name: 'broken.test', accountId: caller.accountId }, [name], (_zone, here) => {
           const data = { name, type: 'A', ttl: 60, meta: '{}', pickers: null, healthcheck: 0, records: [{ content: '["192.0.2.7"]', enabled: 1, meta: '{}' }] };
-          const { rrset } = await upsertRrset(tx, ctx.store.engine, zone.id, data, new Date().toISOString(), here.find((r) => r.type === 'A'));
-          // After writing: only a rollback of the whole batch undoes this.
-          if (fail) throw new Error('the store failed');
-          return { result: name, changedNames: [name], rrsetsAfter: [...here.filter((r) => r.type !== 'A'), rrset], rrsetChanges: { created: [], updated: [], deleted: [] } };
+          return {
+            write: { upsert: data, existing: here.find((r) => r.type === 'A') },
+            outcome: (rrset) => {
+              // After the batch's RRsets are written: only a rollback of the whole batch undoes them.
+              if (fail || rrset === undefined) throw new Error('the store failed');
+              return { result: name, changedNames: [name], rrsetsAfter: [...here.filter((r) => r.type !== 'A'), rrset], rrsetChanges: { created: [], updated: [], deleted: [] } };
+            },
+          };
         });
       const outcomes = await Promise.allSettled([write('a.broken.test', false), write('b.broken.test', false), write('c.broken.test', true), write('d.broken.test', false)]);
       assert.deepEqual(

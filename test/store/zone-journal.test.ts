@@ -1,6 +1,7 @@
-// The zone journal's bounds in the store, on both engines: each append keeps at most the newest
-// `versions` entries and `bytes` octets of a zone's entries, drops everything older than the first
-// entry past either bound, and leaves other zones' entries alone.
+// The zone journal's bounds in the store, on both engines: each change's entry (written with the
+// change, zone-change.ts) keeps at most the newest `versions` entries and `bytes` octets of a zone's
+// entries, drops everything older than the first entry past either bound, and leaves other zones'
+// entries alone.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,7 +9,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
-import { appendJournal } from '../../src/store/zone-journal.ts';
+import { changeNotice } from '../../src/events/change-feed.ts';
+import { writeZoneChange } from '../../src/store/zone-change.ts';
 import { createPostgresDatabase, engines, type TestDatabase } from '../support/engines.ts';
 import { insertAccountZone } from '../support/store-rows.ts';
 
@@ -33,30 +35,38 @@ for (const engine of engines()) {
 
     const kept = async (zoneId: number) =>
       (await store.db.selectFrom('zone_journal').select('version').where('zone_id', '=', zoneId).orderBy('version').execute()).map((r) => r.version);
-    const append = (zoneId: number, version: number, size: number, bounds: { versions: number; bytes: number }) =>
-      appendJournal(store.db, store.engine, { zone_id: zoneId, version, serial_from: version, serial_to: version + 1, removed: '[]', added: '[]', size }, bounds);
+    /** A change of the zone with an entry of `size` octets; its version. */
+    const append = (zoneId: number, size: number, bounds: { versions: number; bytes: number }) =>
+      store.db.transaction().execute(async (tx) => {
+        const serial = size;
+        const notice = changeNotice({ zoneId, zone: 'any.example', serial, version: 0, deleted: false });
+        const entry = { zone_id: zoneId, serial_from: serial, serial_to: serial + 1, removed: '[]', added: '[]', size };
+        return writeZoneChange(tx, store.engine, { zoneId, fields: { serial, updated_at: now }, journal: { entry }, bounds, notice });
+      });
 
     test('the newest entries within the count bound are kept, per zone', async () => {
       const a = (await insertAccountZone(store.db, 'count-a.example', now)).zoneId;
       const b = (await insertAccountZone(store.db, 'count-b.example', now)).zoneId;
-      for (let v = 1; v <= 6; v++) await append(a, v, 10, { versions: 3, bytes: 1000 });
-      await append(b, 7, 10, { versions: 3, bytes: 1000 });
-      assert.deepEqual(await kept(a), [4, 5, 6]);
-      assert.deepEqual(await kept(b), [7]);
+      const versions: number[] = [];
+      for (let n = 1; n <= 6; n++) versions.push(await append(a, 10, { versions: 3, bytes: 1000 }));
+      const other = await append(b, 10, { versions: 3, bytes: 1000 });
+      assert.deepEqual(await kept(a), versions.slice(3));
+      assert.deepEqual(await kept(b), [other]);
     });
 
     test('the byte bound drops the first entry past it and everything older; an entry over it alone clears the zone', async () => {
       const z = (await insertAccountZone(store.db, 'bytes.example', now)).zoneId;
       const bounds = { versions: 100, bytes: 100 };
-      for (const [version, size] of [[1, 30], [2, 30], [3, 30]] as const) await append(z, version, size, bounds);
-      assert.deepEqual(await kept(z), [1, 2, 3]);
-      // 50 + 30 + 30 = 110 > 100: entry 2 is past the bound, so 1 and 2 go.
-      await append(z, 4, 50, bounds);
-      assert.deepEqual(await kept(z), [3, 4]);
+      const v: number[] = [];
+      for (const size of [30, 30, 30]) v.push(await append(z, size, bounds));
+      assert.deepEqual(await kept(z), v);
+      // 50 + 30 + 30 = 110 > 100: the second entry is past the bound, so the first two go.
+      v.push(await append(z, 50, bounds));
+      assert.deepEqual(await kept(z), v.slice(2));
       // Exactly at the bound is within it.
-      await append(z, 5, 20, bounds);
-      assert.deepEqual(await kept(z), [3, 4, 5]);
-      await append(z, 6, 101, bounds);
+      v.push(await append(z, 20, bounds));
+      assert.deepEqual(await kept(z), v.slice(2));
+      await append(z, 101, bounds);
       assert.deepEqual(await kept(z), []);
     });
   });

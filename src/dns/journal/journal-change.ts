@@ -1,14 +1,14 @@
 // Journaling one committed change (commit.ts): the served records at the names a change may touch
 // before it and after it, and the difference is appended to the zone journal with the SOA it leaves
-// and the SOA it reaches, in the change's own transaction. The RRsets before are those commit.ts
-// read for the change; those after are what the change wrote when it says (`rrsetsAfter`), read
-// again otherwise. A change of zone fields alone (SOA values, enabling, DNSSEC: transfers carry no
+// and the SOA it reaches, in the change's own transaction (store/zone-change.ts). The RRsets before
+// are those commit.ts read for the change; those after are what the change wrote when it says
+// (`rrsetsAfter`), read again otherwise. A change of zone fields alone (SOA values, enabling, DNSSEC: transfers carry no
 // signer records) journals the SOA only. A change of names not read before cannot be told: the
 // zone's journal is cleared, and secondaries behind it get full transfers (RFC 1995 §4 allows that
 // answer).
-import type { Db, Engine } from '../../store/database.ts';
+import type { Db } from '../../store/database.ts';
 import { rrsetsAtNames, type RrsetWithRecords } from '../../store/rrsets.ts';
-import { appendJournal, clearJournal, type JournalBounds } from '../../store/zone-journal.ts';
+import type { JournalWrite } from '../../store/zone-journal.ts';
 import type { ZoneRow } from '../../store/zones.ts';
 import type { WireRecord } from '../server/response.ts';
 import { soaRdata } from '../server/soa-rdata.ts';
@@ -30,30 +30,20 @@ export interface JournaledChange {
   /** The zone row as the change found it, and its SOA fields after it. */
   zone: ZoneRow;
   after: SoaFields;
-  version: number;
   /** Read before the change; undefined when the change declared no names. */
   before: RrsetsBefore | undefined;
   /** The names the change reports; undefined for a change of zone fields alone. */
   changedNames: readonly string[] | undefined;
   /** Every RRset at `changedNames` after the change, when the change says; read otherwise. */
   rrsetsAfter: readonly RrsetWithRecords[] | undefined;
-  bounds: JournalBounds;
-  engine: Engine;
 }
 
-export async function journalChange(db: Db, change: JournaledChange): Promise<void> {
+/** What the change does to the zone's journal (written with the change, store/zone-change.ts). */
+export async function journalWrite(db: Db, change: JournaledChange): Promise<JournalWrite> {
   const { zone, before, changedNames } = change;
-  // No journal kept: whatever an earlier setting kept goes (appendJournal would clear it too).
-  if (change.bounds.versions < 1) {
-    await clearJournal(db, zone.id);
-    return;
-  }
   let diff: { removed: WireRecord[]; added: WireRecord[] } = { removed: [], added: [] };
   if (changedNames !== undefined && changedNames.length > 0) {
-    if (before === undefined || changedNames.some((name) => !before.names.has(name))) {
-      await clearJournal(db, zone.id);
-      return;
-    }
+    if (before === undefined || changedNames.some((name) => !before.names.has(name))) return { clear: true };
     // What was written covers the changed names; the other declared names are as they were.
     const changed = new Set(changedNames);
     diff =
@@ -63,10 +53,5 @@ export async function journalChange(db: Db, change: JournaledChange): Promise<vo
   }
   const removed = encodeRecords([soaRecord(zone), ...diff.removed]);
   const added = encodeRecords([soaRecord(change.after), ...diff.added]);
-  await appendJournal(
-    db,
-    change.engine,
-    { zone_id: zone.id, version: change.version, serial_from: zone.serial, serial_to: change.after.serial, removed, added, size: removed.length + added.length },
-    change.bounds,
-  );
+  return { entry: { zone_id: zone.id, serial_from: zone.serial, serial_to: change.after.serial, removed, added, size: removed.length + added.length } };
 }
