@@ -3,50 +3,33 @@
 // entries, drops everything older than the first entry past either bound, and leaves other zones'
 // entries alone.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { openStore, type Store } from '../../src/store/database.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
+import { describe, test } from 'node:test';
 import { changeNotice } from '../../src/events/change-feed.ts';
 import { writeZoneChange } from '../../src/store/zone-change.ts';
-import { createPostgresDatabase, engines, type TestDatabase } from '../support/engines.ts';
+import { engines } from '../support/engines.ts';
 import { insertAccountZone } from '../support/store-rows.ts';
+import { suiteStore } from '../support/suite-store.ts';
 
 const now = new Date().toISOString();
 
 for (const engine of engines()) {
   describe(`zone journal bounds (${engine})`, () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-journal-'));
-    let database: TestDatabase | undefined;
-    let store: Store;
-
-    before(async () => {
-      database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
-      store = openStore({ dataDir, databaseUrl: database?.url });
-      await migrateToLatest(store);
-    });
-    after(async () => {
-      await store.close();
-      await database?.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    });
+    const opened = suiteStore(engine, 'journal');
 
     const kept = async (zoneId: number) =>
-      (await store.db.selectFrom('zone_journal').select('version').where('zone_id', '=', zoneId).orderBy('version').execute()).map((r) => r.version);
+      (await opened().db.selectFrom('zone_journal').select('version').where('zone_id', '=', zoneId).orderBy('version').execute()).map((r) => r.version);
     /** A change of the zone with an entry of `size` octets; its version. */
     const append = (zoneId: number, size: number, bounds: { versions: number; bytes: number }) =>
-      store.db.transaction().execute(async (tx) => {
+      opened().db.transaction().execute(async (tx) => {
         const serial = size;
         const notice = changeNotice({ zoneId, zone: 'any.example', serial, version: 0, deleted: false });
         const entry = { zone_id: zoneId, serial_from: serial, serial_to: serial + 1, removed: '[]', added: '[]', size };
-        return writeZoneChange(tx, store.engine, { zoneId, fields: { serial, updated_at: now }, journal: { entry }, bounds, notice });
+        return writeZoneChange(tx, opened().engine, { zoneId, fields: { serial, updated_at: now }, journal: { entry }, bounds, notice });
       });
 
     test('the newest entries within the count bound are kept, per zone', async () => {
-      const a = (await insertAccountZone(store.db, 'count-a.example', now)).zoneId;
-      const b = (await insertAccountZone(store.db, 'count-b.example', now)).zoneId;
+      const a = (await insertAccountZone(opened().db, 'count-a.example', now)).zoneId;
+      const b = (await insertAccountZone(opened().db, 'count-b.example', now)).zoneId;
       const versions: number[] = [];
       for (let n = 1; n <= 6; n++) versions.push(await append(a, 10, { versions: 3, bytes: 1000 }));
       const other = await append(b, 10, { versions: 3, bytes: 1000 });
@@ -55,7 +38,7 @@ for (const engine of engines()) {
     });
 
     test('the byte bound drops the first entry past it and everything older; an entry over it alone clears the zone', async () => {
-      const z = (await insertAccountZone(store.db, 'bytes.example', now)).zoneId;
+      const z = (await insertAccountZone(opened().db, 'bytes.example', now)).zoneId;
       const bounds = { versions: 100, bytes: 100 };
       const v: number[] = [];
       for (const size of [30, 30, 30]) v.push(await append(z, size, bounds));
