@@ -3,9 +3,9 @@
 // the DNS threads for all of them, instead of one each, and their RRsets written by one statement
 // (store/rrsets.ts writeRrsets) as long as no two touch one owner name. The serial still steps once
 // per write. Each write still answers only once every DNS thread serves it, and each gets its own
-// outcome: a write refused by the rules (an ApiError, thrown by its plan) fails alone. Any other error rolls the whole batch
-// back, and its writes are then committed one by one, so that error reaches only the write that
-// caused it. A batch waits for the writes already on their way (a few turns of the event loop, see
+// outcome: a write refused by the rules (an ApiError, thrown by its plan) fails alone. Any other
+// error rolls the whole batch back, and its writes are then committed one by one, so that error
+// reaches only the write that caused it. A batch waits for the writes already on their way (a few turns of the event loop, see
 // gather()) before it starts; the queue is per zone and per store.
 //
 // A write names its zone by name and its caller's account, and the zone is read once, locked, in

@@ -1,6 +1,6 @@
 // RRsets and their records. An RRset is replaced whole: its records are deleted and re-inserted
 // in one transaction, so readers never see half an update.
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db, Engine } from './database.ts';
 import { forgetRemovedAddresses } from './failover.ts';
 import type { RecordsTable, RrsetsTable } from './schema.ts';
@@ -169,6 +169,17 @@ export async function writeRrsets(db: Db, engine: Engine, zoneId: number, writes
 /** The address an A or AAAA record holds (its content is the JSON array of its fields). */
 const recordAddress = (record: Pick<RecordRow, 'content'>) => String((JSON.parse(record.content) as unknown[])[0]);
 
+/**
+ * PostgreSQL: an RRset's row as JSON, with its records (`records`: the table, or the rows a statement
+ * wrote). Every column is an integer or text, so the objects are the rows the other reads return:
+ * one statement can lock or write RRsets and answer with them.
+ */
+export function rrsetJson(row: RawBuilder<unknown>, rrsetId: RawBuilder<unknown>, records: RawBuilder<unknown>): RawBuilder<RrsetWithRecords> {
+  return sql`(${row}) || jsonb_build_object('records', coalesce((
+    select jsonb_agg(to_jsonb(c) order by c.position) from ${records} as c where c.rrset_id = ${rrsetId}
+  ), '[]'::jsonb))`;
+}
+
 /** SQLite: one statement per table (its statements cost no round trip). */
 async function writeRrsetStatements(db: Db, zoneId: number, data: RrsetData, at: string, existing: RrsetRow | undefined): Promise<RrsetWithRecords> {
   const fields = { ttl: data.ttl, meta: data.meta, pickers: data.pickers, healthcheck: data.healthcheck, updated_at: at };
@@ -194,26 +205,24 @@ async function writeRrsetStatements(db: Db, zoneId: number, data: RrsetData, at:
  * round trip to the server instead of one to three per write; on PostgreSQL a write's time goes to
  * round trips. Everything comes as arrays (unnest), so the statement's text is the same whatever
  * the number of writes. Every part of a statement reads the snapshot it started with: the removal
- * does not see the records inserted beside it. What was written comes back as JSON built by the
- * server (every column is an integer or text, so the objects are the rows the other reads return).
+ * does not see the records inserted beside it. What was written comes back as JSON (rrsetJson).
  */
 async function writeRrsetsInOneStatement(db: Db, zoneId: number, writes: readonly RrsetWrite[], at: string): Promise<(RrsetWithRecords | undefined)[]> {
   const upserts = writes.flatMap((w, i) => ('upsert' in w ? [{ ...w, i }] : []));
   const records = upserts.flatMap((w) => w.upsert.records.map((r, position) => ({ ...r, i: w.i, position })));
   const deleted = writes.flatMap((w) => ('delete' in w ? [w.delete.id] : []));
-  const column = <T>(rows: readonly T[], pick: (row: T) => unknown) => rows.map(pick);
   const { rows } = await sql<{ i: number; rrset: RrsetWithRecords }>`
     with given as (
       select * from unnest(
-        ${column(upserts, (w) => w.i)}::integer[], ${column(upserts, (w) => w.existing?.id ?? null)}::integer[],
-        ${column(upserts, (w) => w.upsert.name)}::text[], ${column(upserts, (w) => w.upsert.type)}::text[],
-        ${column(upserts, (w) => w.upsert.ttl)}::integer[], ${column(upserts, (w) => w.upsert.meta)}::text[],
-        ${column(upserts, (w) => w.upsert.pickers)}::text[], ${column(upserts, (w) => w.upsert.healthcheck)}::integer[]
+        ${upserts.map((w) => w.i)}::integer[], ${upserts.map((w) => w.existing?.id ?? null)}::integer[],
+        ${upserts.map((w) => w.upsert.name)}::text[], ${upserts.map((w) => w.upsert.type)}::text[],
+        ${upserts.map((w) => w.upsert.ttl)}::integer[], ${upserts.map((w) => w.upsert.meta)}::text[],
+        ${upserts.map((w) => w.upsert.pickers)}::text[], ${upserts.map((w) => w.upsert.healthcheck)}::integer[]
       ) as g (i, existing, name, type, ttl, meta, pickers, healthcheck)
     ), given_records as (
       select * from unnest(
-        ${column(records, (r) => r.i)}::integer[], ${column(records, (r) => r.position)}::integer[], ${column(records, (r) => r.content)}::text[],
-        ${column(records, (r) => r.enabled)}::integer[], ${column(records, (r) => r.meta)}::text[]
+        ${records.map((r) => r.i)}::integer[], ${records.map((r) => r.position)}::integer[], ${records.map((r) => r.content)}::text[],
+        ${records.map((r) => r.enabled)}::integer[], ${records.map((r) => r.meta)}::text[]
       ) as r (i, position, content, enabled, meta)
     ), updated as (
       update rrsets set ttl = g.ttl, meta = g.meta, pickers = g.pickers, healthcheck = g.healthcheck, updated_at = ${at}
@@ -240,9 +249,7 @@ async function writeRrsetsInOneStatement(db: Db, zoneId: number, writes: readonl
       select written.id, r.position, r.content, r.enabled, r.meta from given_records r join written on written.i = r.i
       returning *
     )
-    select written.i, (to_jsonb(written) - 'i') || jsonb_build_object('records', coalesce((
-      select jsonb_agg(to_jsonb(c) order by c.position) from inserted_records c where c.rrset_id = written.id
-    ), '[]'::jsonb)) as rrset
+    select written.i, ${rrsetJson(sql`to_jsonb(written) - 'i'`, sql.ref('written.id'), sql.table('inserted_records'))} as rrset
     from written`.execute(db);
   const byWrite = new Map(rows.map((r) => [r.i, r.rrset]));
   return writes.map((w, i) => {

@@ -6,7 +6,7 @@
 // the change, commit) instead of seven and one to three per write.
 import { sql } from 'kysely';
 import type { Db, Engine } from './database.ts';
-import { rrsetsAtNames, type RrsetWithRecords } from './rrsets.ts';
+import { rrsetJson, rrsetsAtNames, type RrsetWithRecords } from './rrsets.ts';
 import { journalStatements, type JournalBounds, type JournalWrite } from './zone-journal.ts';
 import { bumpCatalog, nextVersion, type ZoneRow } from './zones.ts';
 
@@ -27,17 +27,12 @@ export async function lockZone(
   return row === undefined ? undefined : { zone: row, here: names.length === 0 ? [] : await rrsetsAtNames(db, row.id, names) };
 }
 
-/**
- * The zone's row and its RRsets at `names` with their records, as JSON built by the server (every
- * column is an integer or text, so the objects are the rows the other reads return).
- */
+/** The zone's row and its RRsets at `names` with their records, as JSON built by the server (rrsetJson). */
 async function lockZoneInOneStatement(db: Db, which: { id: number } | { name: string }, names: readonly string[]) {
   const where = 'id' in which ? sql`id = ${which.id}` : sql`name = ${which.name}`;
   const { rows } = await sql<{ zone: ZoneRow; here: RrsetWithRecords[] }>`
     select to_jsonb(z) as zone, coalesce((
-      select jsonb_agg(to_jsonb(r) || jsonb_build_object('records', coalesce((
-        select jsonb_agg(to_jsonb(c) order by c.position) from records c where c.rrset_id = r.id
-      ), '[]'::jsonb)))
+      select jsonb_agg(${rrsetJson(sql`to_jsonb(r)`, sql.ref('r.id'), sql.table('records'))})
       from rrsets r where r.zone_id = z.id and r.name = any(${names}::text[])
     ), '[]'::jsonb) as here
     from (select * from zones where ${where} for update) as z`.execute(db);

@@ -2,10 +2,10 @@
 // before it and after it, and the difference is appended to the zone journal with the SOA it leaves
 // and the SOA it reaches, in the change's own transaction (store/zone-change.ts). The RRsets before
 // are those commit.ts read for the change; those after are what the change wrote when it says
-// (`rrsetsAfter`), read again otherwise. A change of zone fields alone (SOA values, enabling, DNSSEC: transfers carry no
-// signer records) journals the SOA only. A change of names not read before cannot be told: the
-// zone's journal is cleared, and secondaries behind it get full transfers (RFC 1995 §4 allows that
-// answer).
+// (`rrsetsAfter`), read again otherwise. A change of zone fields alone (SOA values, enabling,
+// DNSSEC: transfers carry no signer records) journals the SOA only. A change of names not read
+// before cannot be told: the zone's journal is cleared, and secondaries behind it get full
+// transfers (RFC 1995 §4 allows that answer).
 import type { Db } from '../../store/database.ts';
 import { rrsetsAtNames, type RrsetWithRecords } from '../../store/rrsets.ts';
 import type { JournalWrite } from '../../store/zone-journal.ts';
