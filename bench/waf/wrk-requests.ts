@@ -9,16 +9,49 @@ function luaString(bytes: Buffer): string {
   return `${out}"`;
 }
 
-/** Lua defining wrk's request(): each connection's thread walks the list, round and round. */
-export function requestsScript(requests: Buffer[]): string {
+/**
+ * Lua defining wrk's request(): each connection's thread walks the list, round and round. With
+ * `uniqueTargets`, each request's target gets one more query argument, a counter (`?_=N`, `&_=N`,
+ * as a cache-busting client adds): no target, query string or request line is ever seen twice, so
+ * what a WAF remembers of the ones it saw before (edgeplane's value memo) does not spare it that work.
+ */
+export function requestsScript(requests: Buffer[], uniqueTargets = false): string {
+  if (!uniqueTargets) {
+    return [
+      'local requests = {',
+      ...requests.map((r) => `  ${luaString(r)},`),
+      '}',
+      'local next = 0',
+      'request = function()',
+      '  next = next % #requests + 1',
+      '  return requests[next]',
+      'end',
+      '',
+    ].join('\n');
+  }
+  // Each request split where its target ends (before " HTTP/" on the request line).
+  const parts = requests.map((r) => {
+    const lineEnd = r.indexOf('\r\n');
+    const targetEnd = r.lastIndexOf(' HTTP/', lineEnd);
+    const target = r.subarray(0, targetEnd).toString('latin1');
+    return { head: r.subarray(0, targetEnd), separator: target.includes('?') ? '&_=' : '?_=', tail: r.subarray(targetEnd) };
+  });
   return [
-    'local requests = {',
-    ...requests.map((r) => `  ${luaString(r)},`),
+    'local heads = {',
+    ...parts.map((p) => `  ${luaString(p.head)},`),
+    '}',
+    'local separators = {',
+    ...parts.map((p) => `  "${p.separator}",`),
+    '}',
+    'local tails = {',
+    ...parts.map((p) => `  ${luaString(p.tail)},`),
     '}',
     'local next = 0',
+    'local count = 0',
     'request = function()',
-    '  next = next % #requests + 1',
-    '  return requests[next]',
+    '  next = next % #heads + 1',
+    '  count = count + 1',
+    '  return heads[next] .. separators[next] .. count .. tails[next]',
     'end',
     '',
   ].join('\n');

@@ -1,6 +1,7 @@
-// The WAF's plan (rule-plan.ts) and its memo of header and cookie values (value-memo.ts): what a
-// request no longer runs, and the proof that matters: with both, every request gets the verdict,
-// score and matched rules it gets with every rule run in order and nothing remembered.
+// The WAF's plan (rule-plan.ts), its value-wise hits (rule-hits.ts) and its memos of values
+// (value-memo.ts): what a request no longer runs, and the proof that matters: with all of them,
+// every request gets the verdict, score and matched rules it gets with every rule run in order on
+// every value and nothing remembered.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,7 +10,7 @@ import { test } from 'node:test';
 import { inspect, planOf } from '../../../src/security/proxy/waf/engine.ts';
 import type { WafRequest } from '../../../src/security/proxy/waf/request-fields.ts';
 import { isMarker, isPreset, type PlanItem } from '../../../src/security/proxy/waf/rule-plan.ts';
-import { loadRuleSet, reference } from '../../../src/security/proxy/waf/rule-set.ts';
+import { loadRuleSet, reference, type Rule } from '../../../src/security/proxy/waf/rule-set.ts';
 import { ValueMemos } from '../../../src/security/proxy/waf/value-memo.ts';
 import { attacks, benignWafRequests, carrying, crsDir, haveCrs } from './waf-requests.ts';
 
@@ -99,20 +100,73 @@ test('a rule a request rule may skip stays in the plan, and so does what reads i
   assert.deepEqual(inspect(rules, { ...request('/'), method: 'PUT' }, settings).matched, []);
 });
 
-test('the value memo keeps at most its capacity, evicting the oldest, and no value longer than its limit', () => {
+test('the value memo keeps a value the second time it comes, at most its capacity, evicting the oldest, and no value longer than its limit', () => {
   const memos = new ValueMemos(3, 8);
+  assert.equal(memos.of('a'), undefined, 'a value seen once is not kept');
   const a = memos.of('a');
+  assert.ok(a !== undefined, 'seen twice, it is');
   assert.equal(memos.of('a'), a, 'the same value, the same memo');
-  memos.of('b');
-  memos.of('c');
-  memos.of('d');
+  for (const value of ['b', 'c', 'd']) for (let i = 0; i < 2; i++) memos.of(value);
   assert.equal(memos.size, 3);
   assert.notEqual(memos.of('a'), a, 'the oldest was evicted');
-  assert.equal(memos.of('123456789'), undefined);
-  assert.equal(new ValueMemos(0, 8).of('a'), undefined);
+  for (let i = 0; i < 100; i++) memos.of(`once${String(i)}`);
+  assert.equal(memos.size, 3, 'values seen once take no memo');
+  assert.ok(memos.of('d') !== undefined, 'nor evict one');
+  for (let i = 0; i < 2; i++) assert.equal(memos.of('123456789'), undefined);
+  for (let i = 0; i < 2; i++) assert.equal(new ValueMemos(0, 8).of('a'), undefined);
 });
 
-test('with the Core Rule Set, the plan and the value memo change no verdict', { skip: !haveCrs && `no Core Rule Set in ${crsDir}` }, () => {
+test('a value-wise rule the plan leaves out never runs on a value; those it keeps run once per value', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-waf-hits-'));
+  fs.writeFileSync(
+    path.join(dir, 'REQUEST-900-TEST.conf'),
+    String.raw`
+SecAction "id:900001,phase:1,pass,nolog,setvar:tx.sampling=100"
+SecRule TX:sampling "@eq 100" "id:900002,phase:1,pass,nolog,skipAfter:END-SAMPLING"
+SecRule REQUEST_HEADERS "@rx ^.*$" "id:900003,phase:1,pass,nolog,t:sha1,setvar:tx.seen=1"
+SecMarker END-SAMPLING
+SecRule REQUEST_HEADERS|ARGS "@detectXSS" "id:941901,phase:2,block,setvar:tx.anomaly_score=+5"
+SecRule TX:anomaly_score "@ge 5" "id:949901,phase:2,deny"
+`,
+  );
+  const rules = loadRuleSet(dir);
+  const rule = (id: number) => [...rules.phases.values()].flat().find((item) => 'id' in item && item.id === id) as Rule;
+  const settings = { paranoia: 1, threshold: 5, budgetMs: Infinity };
+  assert.equal(inspect(rules, request('/?q=<script>alert(1)</script>'), settings).denied, true);
+  for (let twice = 0; twice < 2; twice++) assert.equal(inspect(rules, request('/', ['x-note', 'hello']), settings).denied, false);
+  const memo = rules.memos.stable.of('hello');
+  assert.ok(memo !== undefined);
+  assert.equal(memo.results.get(rule(900003).memoSlot), undefined, 'the rule sampling skips is not run');
+  assert.equal(memo.results.get(rule(941901).memoSlot), null, 'the kept rule ran on the value, and did not match');
+});
+
+test('argument values go to the volatile memo: however many, they evict no header value', () => {
+  const rules = loadRuleSet(ruleSetDir());
+  const settings = { paranoia: 1, threshold: 5, budgetMs: Infinity };
+  inspect(rules, request('/', ['x-level', '1']), settings);
+  const kept = rules.memos.stable.of('curl/8.5.0');
+  assert.ok(kept !== undefined);
+  // Each twice: a value is kept the second time it comes.
+  for (let i = 0; i < 5000; i++) for (let twice = 0; twice < 2; twice++) inspect(rules, request(`/?q=${String(i)}`), settings);
+  assert.equal(rules.memos.stable.of('curl/8.5.0'), kept, 'the User-Agent is still remembered');
+  assert.equal(rules.memos.volatile.size, 4096, 'the arguments filled the volatile memo');
+});
+
+test('one request with thousands of arguments looks up only its first ones: it evicts little of what others sent', () => {
+  const rules = loadRuleSet(ruleSetDir());
+  const settings = { paranoia: 1, threshold: 5, budgetMs: Infinity };
+  for (let i = 0; i < 500; i++) for (let twice = 0; twice < 2; twice++) inspect(rules, request(`/?q=kept${String(i)}`), settings);
+  const kept = rules.memos.volatile.of('kept0');
+  assert.ok(kept !== undefined);
+  const before = rules.memos.volatile.size;
+  const body = Buffer.from(Array.from({ length: 5000 }, (_, i) => `a${String(i)}=v${String(i)}`).join('&'));
+  const form = { ...request('/form', ['content-type', 'application/x-www-form-urlencoded']), method: 'POST', body };
+  for (let twice = 0; twice < 2; twice++) assert.equal(inspect(rules, form, settings).denied, false);
+  assert.equal(rules.memos.volatile.of('kept0'), kept, 'what an earlier request sent is still remembered');
+  assert.ok(rules.memos.volatile.size - before <= 64 + 8, `${String(rules.memos.volatile.size - before)} values remembered of one request`);
+});
+
+test('with the Core Rule Set, the plan, the value-wise hits and the value memos change no verdict', { skip: !haveCrs && `no Core Rule Set in ${crsDir}` }, () => {
   const tuned = loadRuleSet(crsDir);
   const everyRule = loadRuleSet(crsDir, reference);
   const requests = [...benignWafRequests(), ...attacks.flatMap(carrying)];

@@ -12,7 +12,8 @@ import { isDetection, isMarker, isPreset, markerPositions, planPhases, type Plan
 import { captureNames, type Rule, type RuleSet, type SetVar, type Target } from './rule-set.ts';
 import type { TransformStep } from './transform-chains.ts';
 import { triggersIn } from './transform-triggers.ts';
-import { newMemo } from './value-memo.ts';
+import type { HitGroup } from './rule-hits.ts';
+import { newMemo, type ValueMemo } from './value-memo.ts';
 
 export interface WafSettings {
   /** tx.paranoia_level (1–4). */
@@ -79,8 +80,8 @@ class Transaction {
   readonly #rules: RuleSet;
   readonly #collections: Collections;
   readonly #tx = new Map<string, string>();
-  /** The prefiltered rules that could match this request. */
-  readonly #candidates: Bits;
+  /** The value-wise rules that match one of the values they read (rule-hits.ts). */
+  readonly #hits: Bits;
   /** Each target's fields of the request, once selected (targets are shared by the rules reading them: rule-set.ts). */
   readonly #selected = new Map<Target, Field[]>();
   /** What the last #test that matched matched: the value and what the operator captured. */
@@ -97,7 +98,8 @@ class Transaction {
   readonly matched: number[] = [];
 
   /** `deadline`: the inspection's (performance.now()); the prefilter's pass stops past it too. */
-  constructor(rules: RuleSet, collections: Collections, settings: WafSettings, deadline: number) {
+  /** `groups`: the value-wise rules the request's plan runs (rule-hits.ts). */
+  constructor(rules: RuleSet, collections: Collections, settings: WafSettings, deadline: number, groups: readonly HitGroup[]) {
     this.#rules = rules;
     this.#collections = collections;
     // What crs-setup.conf sets (rule 900990) and the operator's choices; rule 901 sets CRS's defaults for the rest.
@@ -105,7 +107,7 @@ class Transaction {
     this.#tx.set('paranoia_level', String(settings.paranoia));
     this.#tx.set('executing_paranoia_level', String(settings.paranoia));
     this.#tx.set('inbound_anomaly_score_threshold', String(settings.threshold));
-    this.#candidates = this.#couldMatch(settings.paranoia, deadline);
+    this.#hits = this.#matching(groups, deadline);
   }
 
   /** TX as it stands (the plan's simulation reads it). */
@@ -221,21 +223,55 @@ class Transaction {
     return out;
   }
 
-  /** The prefiltered rules with one of their literals in one of the values they read (prefilter.ts). */
-  #couldMatch(paranoia: number, deadline: number): Bits {
-    const found = new Uint32Array(this.#rules.prefilter.scanner.words);
-    for (const group of this.#rules.prefilter.groups(paranoia)) {
-      // Its cost grows with the request's values, as the rules' does: bounded by the same budget.
-      if (performance.now() > deadline) {
-        this.exhausted = true;
-        return found;
-      }
+  /**
+   * The value-wise rules (rule-hits.ts) that match one of the values they read: each value's memo
+   * says which of a group's rules match it, the rules run on it the first time it is seen.
+   */
+  #matching(groups: readonly HitGroup[], deadline: number): Bits {
+    const found = new Uint32Array(this.#rules.hits.words);
+    let runs = 0;
+    for (const group of groups) {
+      const word = group.slot >>> 5;
+      const bit = 1 << (group.slot & 31);
+      const mask = group.mask;
       for (const field of this.#select(group.target)) {
-        const hits = this.#groupHits(field, group);
-        if (hits !== null) for (let w = 0; w < found.length; w++) found[w] = (found[w] as number) | (hits[w] as number);
+        const memo = (field.memo ??= newMemo());
+        if (((memo.ran[word] ?? 0) & bit) === 0) {
+          // Its cost grows with the request's new values, as the rules' does: bounded by the same
+          // budget, the clock read every 8 values run (most requests run none: their values are known).
+          if ((runs++ & 7) === 0 && performance.now() > deadline) {
+            this.exhausted = true;
+            return found;
+          }
+          this.#runOn(field, memo, group);
+          memo.ran[word] = (memo.ran[word] ?? 0) | bit;
+        }
+        const hits = memo.hits;
+        if (hits === undefined) continue;
+        for (let w = 0; w < found.length; w++) found[w] = (found[w] as number) | ((hits[w] as number) & (mask[w] as number));
       }
     }
     return found;
+  }
+
+  /** Runs a group's rules on a value, the prefiltered ones only when it holds one of their literals: those matching it are set in its memo's hits. */
+  #runOn(field: Field, memo: ValueMemo, group: HitGroup): void {
+    for (const rule of group.unfiltered) if (this.#test(rule, field)) this.#setHit(memo, rule);
+    if (group.prefilter === undefined) return;
+    const literals = this.#groupHits(field, group.prefilter);
+    if (literals === null) return;
+    const prefiltered = this.#rules.prefilter.rules;
+    for (let w = 0; w < literals.length; w++) {
+      for (let bits = (literals[w] as number) & (group.prefiltered[w] as number); bits !== 0; bits &= bits - 1) {
+        const rule = prefiltered[w * 32 + 31 - Math.clz32(bits & -bits)] as Rule;
+        if (this.#test(rule, field)) this.#setHit(memo, rule);
+      }
+    }
+  }
+
+  #setHit(memo: ValueMemo, rule: Rule): void {
+    const hits = (memo.hits ??= new Uint32Array(this.#rules.hits.words));
+    hits[rule.hitBit >>> 5] = (hits[rule.hitBit >>> 5] as number) | (1 << (rule.hitBit & 31));
   }
 
   /** The group's rules with a literal in a field's value through their chains; null for none (most values). */
@@ -291,10 +327,10 @@ class Transaction {
   #test(rule: Rule, field: Field): boolean {
     if (rule.memoSlot >= 0 && field.memo !== undefined) {
       const results = field.memo.results;
-      let result = results[rule.memoSlot];
+      let result = results.get(rule.memoSlot);
       if (result === undefined) {
         result = rule.operator(this.#transformed(field, rule.transformNode), this.expand) ?? null;
-        results[rule.memoSlot] = result;
+        results.set(rule.memoSlot, result);
       }
       if ((result !== null) === rule.negated) return false;
       return this.#hit(this.#transformed(field, rule.transformNode), result);
@@ -435,8 +471,8 @@ class Transaction {
         continue;
       }
       if (isMarker(item) || this.#removed(item)) continue;
-      if (item.prefilterBit >= 0 && !hasBit(this.#candidates, item.prefilterBit)) {
-        // It cannot match: as if it had run and not (MATCHED_VARS is per rule).
+      if (item.hitBit >= 0 && !hasBit(this.#hits, item.hitBit)) {
+        // None of its values matches it: as if it had run and not (MATCHED_VARS is per rule).
         this.#matchedVars = [];
         continue;
       }
@@ -467,10 +503,14 @@ export function planOf(rules: RuleSet, settings: WafSettings): PlanItem[][] {
   let plan = bySettings.get(key);
   if (plan === undefined) {
     const phases = [rules.phases.get(1) ?? [], rules.phases.get(2) ?? []];
-    plan = rules.planned ? planPhases(phases, () => new Transaction(rules, new Map(), settings, Infinity)) : phases;
+    plan = rules.planned ? planPhases(phases, () => new Transaction(rules, new Map(), settings, Infinity, [])) : phases;
     bySettings.set(key, plan);
   }
   return plan;
+}
+
+function* planRules(plan: PlanItem[][]): Generator<Rule> {
+  for (const phase of plan) for (const item of phase) if (!isMarker(item) && !isPreset(item)) yield item;
 }
 
 /** Inspects one request with the rule set. */
@@ -478,7 +518,8 @@ export function inspect(rules: RuleSet, req: WafRequest, settings: WafSettings):
   const started = performance.now();
   const deadline = started + settings.budgetMs;
   const plan = planOf(rules, settings);
-  const t = new Transaction(rules, requestCollections(req, started, rules.memos), settings, deadline);
+  const groups = rules.hits.groups(plan, planRules(plan), rules.prefilter, settings.paranoia);
+  const t = new Transaction(rules, requestCollections(req, started, rules.memos), settings, deadline, groups);
   // The prefilter's pass may already have spent the budget.
   let denied = t.exhausted;
   for (const phase of plan) {

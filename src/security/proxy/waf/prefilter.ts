@@ -1,20 +1,18 @@
-// Which rules could match a request at all, found before they run. A rule whose operator needs one
+// Which rules could match a value at all, found before they run. A rule whose operator needs one
 // of a set of literals (required-literals.ts: a regex's, @pm's phrases) and that reads only the
-// request's own variables gets a bit; per request, each value those rules read goes through each of
-// their transformation chains once and then through one scan for all their literals
-// (literal-scanner.ts). A rule none of whose values holds one of its literals cannot match, and the
-// engine passes over it without running its operator. On benign traffic that is nearly every rule:
+// request's own variables gets a bit; when a value is first run by the rules reading it
+// (rule-hits.ts), it goes through each of their transformation chains once and then through one
+// scan for all their literals (literal-scanner.ts). A rule whose literals are not in the value
+// cannot match it, and its operator does not run. On benign traffic that is nearly every rule:
 // without this, each of the Core Rule Set's ~200 request rules ran its regex over every value it
 // reads, ten times the proxy's own cost per request (bench/waf).
 //
-// The check is a superset: it ignores a rule's exclusions (`!ARGS:x`) and the targets a ctl action
-// removes, so it may say "could match" of a rule that then does not; never the other way round.
+// The check is a superset: it may say "could match" of a rule that then does not; never the other
+// way round.
 import { LiteralScanner, type Bits } from './literal-scanner.ts';
+import { engineCollections } from './request-fields.ts';
 import type { Rule, Target } from './rule-set.ts';
 import type { TransformChains } from './transform-chains.ts';
-
-/** Variables the engine sets while it runs (TX, MATCHED_*): a rule reading them is not prefiltered. */
-const engineCollections = new Set(['TX', 'MATCHED_VAR', 'MATCHED_VAR_NAME', 'MATCHED_VARS', 'MATCHED_VARS_NAMES']);
 
 /** The values of one target, and through which transformation chains which rules read them. */
 export interface PrefilterGroup {
@@ -45,10 +43,11 @@ function prefilterable(rule: Rule): rule is Rule & { literals: string[] } {
   );
 }
 
-const targetKey = (t: Target): string => `${t.collection}:${t.selector === undefined ? '' : typeof t.selector === 'string' ? `=${t.selector}` : `/${t.selector.source}`}`;
+/** A target as text: rules naming one variable in different ways (`User-Agent`, `user-agent`) read the same values. */
+export const targetKey = (t: Target): string => `${t.collection}:${t.selector === undefined ? '' : typeof t.selector === 'string' ? `=${t.selector}` : `/${t.selector.source}`}`;
 
 /** The paranoia level a rule belongs to, as CRS tags it (`paranoia-level/2`); untagged rules run at every level. */
-function levelOf(rule: Rule): number {
+export function levelOf(rule: Rule): number {
   for (const tag of rule.tags) {
     const m = /^paranoia-level\/(\d)$/.exec(tag);
     if (m !== null) return Number(m[1]);
@@ -64,6 +63,8 @@ interface Reader {
 
 export class Prefilter {
   readonly scanner: LiteralScanner;
+  /** The prefiltered rules, by bit. */
+  readonly rules: Rule[] = [];
   /** Each target the prefiltered rules read, with who reads it through which chain. */
   readonly #readers = new Map<string, { target: Target; readers: Reader[] }>();
   /** The groups with the rules that run at each paranoia level (1-4). */
@@ -77,6 +78,7 @@ export class Prefilter {
       if (!prefilterable(rule)) continue;
       const bit = literals.push(rule.literals) - 1;
       rule.prefilterBit = bit;
+      this.rules.push(rule);
       const level = levelOf(rule);
       // multiMatch: the operator sees the value as it is and after each transformation.
       const nodes = rule.multiMatch ? chains.path(rule.transformNode) : [rule.transformNode];

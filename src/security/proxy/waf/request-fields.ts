@@ -3,8 +3,10 @@
 // (latin1: one character per byte, as ModSecurity's C strings). Query and urlencoded bodies are
 // URL-decoded once, as ModSecurity does; JSON bodies are flattened to `json.a.b` names, arrays to
 // `json.list.array_0`; multipart bodies give their fields to ARGS_POST and file names to FILES.
-// Header and cookie names and values, the method and the protocol carry their memo from the rule
-// set's ValueMemos.
+// Every value but the per-request ones (the client's address, the request id, the time) carries its
+// memo (value-memo.ts): what a browser sends on every request (header and cookie names and values,
+// the method, argument names) from the rule set's stable memo; the target, argument values and the
+// body, which repeat less, from its volatile one, so that they cannot evict the others.
 import type { ValueMemos, ValueMemo } from './value-memo.ts';
 
 export interface Field {
@@ -34,6 +36,9 @@ export interface WafRequest {
 }
 
 export type Collections = Map<string, Field[]>;
+
+/** Variables the engine sets while it runs (TX, MATCHED_*): what they hold is not the request's. */
+export const engineCollections: ReadonlySet<string> = new Set(['TX', 'MATCHED_VAR', 'MATCHED_VAR_NAME', 'MATCHED_VARS', 'MATCHED_VARS_NAMES']);
 
 function urlDecodeArg(s: string): string {
   if (s.indexOf('%') < 0 && s.indexOf('+') < 0) return s;
@@ -96,6 +101,22 @@ function multipart(body: string, boundary: string): MultipartParts {
   return parts;
 }
 
+/** A rule set's memos (rule-set.ts). */
+export interface RequestMemos {
+  stable: ValueMemos;
+  volatile: ValueMemos;
+}
+
+/**
+ * Of a collection's values (arguments, headers, cookies, ...), only the first this many are looked
+ * up in the memos: a request with thousands of arguments would otherwise spend its time in the
+ * stores before its inspection can be stopped, and evict thousands of what others sent.
+ */
+const memoizedPerCollection = 64;
+
+/** The memo of the `index`th value of a collection. */
+const memoOf = (memos: ValueMemos, value: string, index: number): ValueMemo | undefined => (index < memoizedPerCollection ? memos.of(value) : undefined);
+
 /** `a=1; b=2` as REQUEST_COOKIES. */
 function cookies(header: string, memos: ValueMemos): Field[] {
   const out: Field[] = [];
@@ -105,15 +126,14 @@ function cookies(header: string, memos: ValueMemos): Field[] {
     const eq = trimmed.indexOf('=');
     const name = eq < 0 ? trimmed : trimmed.slice(0, eq);
     const value = eq < 0 ? '' : trimmed.slice(eq + 1);
-    out.push({ name, value, memo: memos.of(value) });
+    out.push({ name, value, memo: memoOf(memos, value, out.length) });
   }
   return out;
 }
 
-const one = (value: string): Field[] => [{ name: '', value }];
-const names = (fields: Field[]): Field[] => fields.map((f) => ({ name: f.name, value: f.name }));
-/** Header and cookie names, which repeat from request to request as their values do. */
-const memoNames = (fields: Field[], memos: ValueMemos): Field[] => fields.map((f) => ({ name: f.name, value: f.name, memo: memos.of(f.name) }));
+const one = (value: string, memos?: ValueMemos): Field[] => [{ name: '', value, memo: memos?.of(value) }];
+/** A collection's names as values. */
+const names = (fields: Field[], memos: ValueMemos): Field[] => fields.map((f, i) => ({ name: f.name, value: f.name, memo: memoOf(memos, f.name, i) }));
 
 /** The body's processor and what it found; a body that does not parse as its type leaves REQBODY_ERROR set. */
 function bodyArgs(contentType: string, body: string): { processor: string; args: Field[]; parts: MultipartParts | undefined; error: boolean } {
@@ -137,7 +157,8 @@ function bodyArgs(contentType: string, body: string): { processor: string; args:
 }
 
 /** Every variable of a request the rules may read, but TX and the MATCHED_* ones (the engine's). */
-export function requestCollections(req: WafRequest, startedAt: number, memos: ValueMemos): Collections {
+export function requestCollections(req: WafRequest, startedAt: number, memos: RequestMemos): Collections {
+  const { stable, volatile } = memos;
   const c: Collections = new Map();
   const query = req.url.indexOf('?');
   const rawPath = query < 0 ? req.url : req.url.slice(0, query);
@@ -145,43 +166,52 @@ export function requestCollections(req: WafRequest, startedAt: number, memos: Va
   const headers: Field[] = [];
   for (let i = 0; i < req.headers.length; i += 2) {
     const value = req.headers[i + 1] ?? '';
-    headers.push({ name: req.headers[i] ?? '', value, memo: memos.of(value) });
+    headers.push({ name: req.headers[i] ?? '', value, memo: memoOf(stable, value, i / 2) });
   }
   const header = (name: string): string => headers.filter((h) => h.name === name).map((h) => h.value).join(name === 'cookie' ? '; ' : ', ');
-  const cookieFields = cookies(header('cookie'), memos);
+  const cookieFields = cookies(header('cookie'), stable);
   const get = urlencodedArgs(queryString);
   const body = req.body.toString('latin1');
   const parsed = bodyArgs(header('content-type'), body);
   const args = [...get, ...parsed.args];
+  args.forEach((arg, i) => (arg.memo = memoOf(volatile, arg.value, i)));
+  const files = parsed.parts?.files ?? [];
+  files.forEach((file, i) => (file.memo = memoOf(volatile, file.value, i)));
+  const partHeaders = parsed.parts?.partHeaders ?? [];
+  partHeaders.forEach((part, i) => (part.memo = memoOf(volatile, part.value, i)));
   // The path from its origin-form: an absolute-form target (http://host/path) is reduced to its path.
   const path = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.test(rawPath) ? rawPath.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '') || '/' : rawPath;
+  // ARGS_NAMES holds the same fields as ARGS_GET_NAMES and ARGS_POST_NAMES: each name looked up once.
+  const getNames = names(get, stable);
+  const postNames = names(parsed.args, stable);
   c.set('ARGS', args);
-  c.set('ARGS_NAMES', names(args));
+  c.set('ARGS_NAMES', [...getNames, ...postNames]);
   c.set('ARGS_GET', get);
-  c.set('ARGS_GET_NAMES', names(get));
+  c.set('ARGS_GET_NAMES', getNames);
   c.set('ARGS_POST', parsed.args);
-  c.set('ARGS_POST_NAMES', names(parsed.args));
-  c.set('ARGS_COMBINED_SIZE', one(String(args.reduce((n, a) => n + a.name.length + a.value.length, 0))));
+  c.set('ARGS_POST_NAMES', postNames);
+  c.set('ARGS_COMBINED_SIZE', one(String(args.reduce((n, a) => n + a.name.length + a.value.length, 0)), stable));
   c.set('REQUEST_HEADERS', headers);
-  c.set('REQUEST_HEADERS_NAMES', memoNames(headers, memos));
+  c.set('REQUEST_HEADERS_NAMES', names(headers, stable));
   c.set('REQUEST_COOKIES', cookieFields);
-  c.set('REQUEST_COOKIES_NAMES', memoNames(cookieFields, memos));
-  c.set('REQUEST_METHOD', [{ name: '', value: req.method, memo: memos.of(req.method) }]);
-  c.set('REQUEST_PROTOCOL', [{ name: '', value: req.protocol, memo: memos.of(req.protocol) }]);
-  c.set('REQUEST_URI', one(req.url));
-  c.set('REQUEST_URI_RAW', one(req.url));
-  c.set('REQUEST_LINE', one(`${req.method} ${req.url} ${req.protocol}`));
-  c.set('REQUEST_FILENAME', one(path));
-  c.set('REQUEST_BASENAME', one(path.slice(path.lastIndexOf('/') + 1)));
-  c.set('QUERY_STRING', one(queryString));
-  c.set('REQUEST_BODY', one(body));
-  c.set('REQUEST_BODY_LENGTH', one(String(req.body.length)));
-  c.set('REQBODY_PROCESSOR', one(parsed.processor));
-  c.set('REQBODY_ERROR', one(parsed.error ? '1' : '0'));
-  c.set('FILES', parsed.parts?.files ?? []);
-  c.set('FILES_NAMES', names(parsed.parts?.files ?? []));
-  c.set('FILES_COMBINED_SIZE', one('0'));
-  c.set('MULTIPART_PART_HEADERS', parsed.parts?.partHeaders ?? []);
+  c.set('REQUEST_COOKIES_NAMES', names(cookieFields, stable));
+  c.set('REQUEST_METHOD', one(req.method, stable));
+  c.set('REQUEST_PROTOCOL', one(req.protocol, stable));
+  const uri = one(req.url, volatile);
+  c.set('REQUEST_URI', uri);
+  c.set('REQUEST_URI_RAW', uri);
+  c.set('REQUEST_LINE', one(`${req.method} ${req.url} ${req.protocol}`, volatile));
+  c.set('REQUEST_FILENAME', one(path, volatile));
+  c.set('REQUEST_BASENAME', one(path.slice(path.lastIndexOf('/') + 1), volatile));
+  c.set('QUERY_STRING', one(queryString, volatile));
+  c.set('REQUEST_BODY', one(body, volatile));
+  c.set('REQUEST_BODY_LENGTH', one(String(req.body.length), stable));
+  c.set('REQBODY_PROCESSOR', one(parsed.processor, stable));
+  c.set('REQBODY_ERROR', one(parsed.error ? '1' : '0', stable));
+  c.set('FILES', files);
+  c.set('FILES_NAMES', names(files, stable));
+  c.set('FILES_COMBINED_SIZE', one('0', stable));
+  c.set('MULTIPART_PART_HEADERS', partHeaders);
   c.set('REMOTE_ADDR', one(req.client));
   c.set('UNIQUE_ID', one(req.id));
   c.set('DURATION', one(String(Math.round((performance.now() - startedAt) * 1000))));

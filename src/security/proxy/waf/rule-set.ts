@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { compileOperator, operatorLiterals, UnsupportedOperator, type Operator } from './operators.ts';
 import { Prefilter } from './prefilter.ts';
+import type { RequestMemos } from './request-fields.ts';
+import { RuleHits } from './rule-hits.ts';
 import { parseActions, parseSecLang, type Directive } from './seclang.ts';
 import { TransformChains } from './transform-chains.ts';
 import { transformations } from './transformations.ts';
@@ -20,13 +22,15 @@ import { ValueMemos } from './value-memo.ts';
 export interface RuleSetTuning {
   /** Run the rules through a plan per settings (rule-plan.ts) instead of every rule in order. */
   plan: boolean;
-  /** Header and cookie values remembered per thread, and the longest remembered (value-memo.ts). */
+  /** Run only the value-wise rules that match one of their values (rule-hits.ts), instead of every rule on every value. */
+  hits: boolean;
+  /** Values remembered per thread in each of the stable and volatile memos, and the longest remembered (value-memo.ts). */
   memoCapacity: number;
   memoMaxLength: number;
 }
 
-const tuned: RuleSetTuning = { plan: true, memoCapacity: 4096, memoMaxLength: 1024 };
-export const reference: RuleSetTuning = { plan: false, memoCapacity: 0, memoMaxLength: 0 };
+const tuned: RuleSetTuning = { plan: true, hits: true, memoCapacity: 4096, memoMaxLength: 1024 };
+export const reference: RuleSetTuning = { plan: false, hits: false, memoCapacity: 0, memoMaxLength: 0 };
 
 /** One variable a rule reads: `ARGS`, `ARGS:q`, `REQUEST_HEADERS:/^x-/`, `&TX:score`. */
 export interface Target {
@@ -70,6 +74,8 @@ export interface Rule {
   literals: string[] | undefined;
   /** The rule's bit in the rule set's Prefilter; -1 when the prefilter does not answer for it. */
   prefilterBit: number;
+  /** The rule's bit in the rule set's RuleHits (rule-hits.ts); -1 when its match is not found value by value. */
+  hitBit: number;
   /** Where a value's memo keeps this rule's result (value-memo.ts); -1: not kept (its operator reads the request's TX, or multiMatch). */
   memoSlot: number;
   multiMatch: boolean;
@@ -99,8 +105,9 @@ export interface RuleSet {
   files: string[];
   chains: TransformChains;
   prefilter: Prefilter;
-  /** What the rules found in header and cookie values seen before (value-memo.ts). */
-  memos: ValueMemos;
+  hits: RuleHits;
+  /** What the rules found in values seen before (value-memo.ts, request-fields.ts). */
+  memos: RequestMemos;
   /** Whether the engine runs a plan (rule-plan.ts) or every rule. */
   planned: boolean;
 }
@@ -206,6 +213,7 @@ function buildRule(d: Directive, defaultPhase: number, dataDir: string, chains: 
     transformNode: 0,
     literals: negated ? undefined : operatorLiterals(operatorName, operatorArg, dataDir),
     prefilterBit: -1,
+    hitBit: -1,
     memoSlot: -1,
     multiMatch: false,
     capture: false,
@@ -357,7 +365,8 @@ export function loadRuleSet(dir: string, tuning: RuleSetTuning = tuned): RuleSet
     files,
     chains,
     prefilter: new Prefilter(heads, chains),
-    memos: new ValueMemos(tuning.memoCapacity, tuning.memoMaxLength),
+    hits: new RuleHits(tuning.hits ? heads : []),
+    memos: { stable: new ValueMemos(tuning.memoCapacity, tuning.memoMaxLength), volatile: new ValueMemos(tuning.memoCapacity, tuning.memoMaxLength) },
     planned: tuning.plan,
   };
 }
