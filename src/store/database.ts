@@ -3,9 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { pgDriver } from './pg-driver.ts';
 import type { Tables } from './schema.ts';
 import { openSqlite, sqliteDialect } from './sqlite.ts';
 
@@ -27,8 +27,6 @@ export interface Store {
  * opens another; unheard, the pool's 'error' event would end the process.
  */
 export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>, logger?: Logger): Store {
-  // COUNT(*) and BIGINT come back from pg as strings; every count we keep fits a JS number.
-  pg.types.setTypeParser(pg.types.builtins.INT8, Number);
   const { db, engine } = config.databaseUrl === undefined
     ? { db: openSqliteDb(config.dataDir), engine: 'sqlite' as const }
     : { db: openPostgresDb(config.databaseUrl, logger), engine: 'postgres' as const };
@@ -43,7 +41,7 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>, logge
 }
 
 function openPostgresDb(url: string, logger: Logger | undefined): Db {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const pool = new (pgDriver().Pool)({ connectionString: url, max: 10 });
   pool.on('error', (e) => logger?.warn({ err: e }, 'PostgreSQL dropped an idle connection; the next query opens another'));
   return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -5,8 +5,9 @@
 // process checks everything and hears nothing.
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import pg from 'pg';
+import type { Client } from 'pg';
 import { healthChannel, type HealthChange } from '../../events/change-feed.ts';
+import { pgDriver } from '../../store/pg-driver.ts';
 
 export interface Coordination {
   /** Whether other nodes may check the same records (PostgreSQL). */
@@ -48,11 +49,11 @@ export const alone: Coordination = {
 /** PostgreSQL: one connection of its own, for the locks and LISTEN; reopened at the next claim after a failure. */
 export function postgresCoordination(databaseUrl: string, onChange: (change: HealthChange) => void, logger: FastifyBaseLogger): Coordination {
   const held = new Set<number>();
-  let client: pg.Client | undefined;
-  let connecting: Promise<pg.Client> | undefined;
+  let client: Client | undefined;
+  let connecting: Promise<Client> | undefined;
   let stopped = false;
 
-  const lost = (failed: pg.Client, e: unknown) => {
+  const lost = (failed: Client, e: unknown) => {
     if (client !== failed) return;
     client = undefined;
     // The session's locks end with it (the server frees them once it notices).
@@ -60,8 +61,8 @@ export function postgresCoordination(databaseUrl: string, onChange: (change: Hea
     if (!stopped) logger.warn({ err: e }, 'health check coordination lost its PostgreSQL connection; reconnecting at the next claim');
   };
 
-  const connect = async (): Promise<pg.Client> => {
-    const fresh = new pg.Client({ connectionString: databaseUrl });
+  const connect = async (): Promise<Client> => {
+    const fresh = new (pgDriver().Client)({ connectionString: databaseUrl });
     fresh.on('error', (e) => lost(fresh, e));
     fresh.on('end', () => lost(fresh, new Error('connection ended')));
     fresh.on('notification', (n) => {
@@ -77,7 +78,7 @@ export function postgresCoordination(databaseUrl: string, onChange: (change: Hea
     return fresh;
   };
 
-  const connection = (): Promise<pg.Client> => {
+  const connection = (): Promise<Client> => {
     if (client !== undefined) return Promise.resolve(client);
     connecting ??= connect().finally(() => (connecting = undefined));
     return connecting;

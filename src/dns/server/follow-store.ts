@@ -3,8 +3,8 @@
 // the store's every 2 s (zone-sync.ts), which is how SQLite shared with another process, another
 // node's changes in a process with its own API, or a notification lost with the connection, converge.
 import type { FastifyBaseLogger } from 'fastify';
-import pg from 'pg';
 import { notifyChannel, type ZoneChange } from '../../events/change-feed.ts';
+import { pgDriver } from '../../store/pg-driver.ts';
 import type { ZoneSync } from './zone-sync.ts';
 
 export interface Follower {
@@ -12,7 +12,7 @@ export interface Follower {
 }
 
 export async function followStore(databaseUrl: string, sync: ZoneSync, logger: FastifyBaseLogger): Promise<Follower> {
-  const listener = new pg.Client({ connectionString: databaseUrl });
+  const listener = new (pgDriver().Client)({ connectionString: databaseUrl });
   await listener.connect();
   listener.on('notification', (n) => {
     // ZoneSync.apply never rejects: a failure is retried there.

@@ -6,7 +6,6 @@
 // A change is acknowledged once every thread serves it: the API answers a write after that.
 import { hkdfSync, randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
-import pg from 'pg';
 import type { Logger } from 'pino';
 import { sql } from 'kysely';
 import type { GeoData } from '../../geo/geoip.ts';
@@ -16,6 +15,7 @@ import { notifyChannel, resourceChannel, type ChangeFeed, type ResourceChange, t
 import type { Metrics } from '../../metrics.ts';
 import { sharedCaps } from '../../net/connection-admission.ts';
 import type { Store } from '../../store/database.ts';
+import { pgDriver } from '../../store/pg-driver.ts';
 import { fdDestination, streamDestination } from './access-log.ts';
 import type { ResourcePolicy } from './policy.ts';
 import { loadPolicies } from './policy-loader.ts';
@@ -237,7 +237,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
     });
     // Other nodes' changes (and, again, this process's own: applied once, above).
     if (store.engine === 'postgres' && config.databaseUrl !== undefined) {
-      const listener = new pg.Client({ connectionString: config.databaseUrl });
+      const listener = new (pgDriver().Client)({ connectionString: config.databaseUrl });
       await listener.connect();
       listener.on('notification', (n) => {
         const payload = JSON.parse(n.payload ?? '{}') as ResourceChange & ZoneChange;
