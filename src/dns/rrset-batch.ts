@@ -12,11 +12,11 @@
 // the batch's transaction (no lookup before): a write whose caller's account does not hold the
 // zone fails alone with the 404 of a missing zone.
 import { ApiError } from '../errors.ts';
-import type { Store } from '../store/database.ts';
+import type { Db, Engine, Store } from '../store/database.ts';
 import { writeRrsets, type RrsetWithRecords, type RrsetWrite } from '../store/rrsets.ts';
 import type { ZoneRow } from '../store/zones.ts';
 import { zoneNotFound } from './access.ts';
-import { commitZoneChange, type RrsetChanges } from './commit.ts';
+import { commitZoneChange, type ChangeOutcome, type RrsetChanges } from './commit.ts';
 import type { DnsContext } from './context.ts';
 
 /** What one RRset write did: every RRset at `changedNames` after it, and what its webhook says. */
@@ -116,6 +116,82 @@ function committing(ctx: DnsContext, zoneName: string, batch: Write[]): Promise<
 
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+/**
+ * One batch's work inside its transaction: each write planned against the RRsets at its names as
+ * the writes before it left them, the planned writes stored together (writeRrsets) until one comes
+ * at a name a pending write touches, which waits for them.
+ */
+class BatchWork {
+  /** Each write's outcome, by its index in the batch. */
+  readonly settled: Settled[] = [];
+  readonly #tx: Db;
+  readonly #engine: Engine;
+  readonly #zone: ZoneRow;
+  /** The RRsets at each name as the writes so far left them: read once, before the first. */
+  readonly #atName: Map<string, RrsetWithRecords[]>;
+  readonly #changed = new Set<string>();
+  readonly #changes: RrsetChanges = { created: [], updated: [], deleted: [] };
+  readonly #at = new Date().toISOString();
+  /** Planned writes not stored yet, at distinct names. */
+  #pending: { index: number; names: readonly string[]; plan: RrsetWritePlan<unknown> }[] = [];
+
+  constructor(tx: Db, engine: Engine, zone: ZoneRow, here: RrsetWithRecords[]) {
+    this.#tx = tx;
+    this.#engine = engine;
+    this.#zone = zone;
+    this.#atName = Map.groupBy(here, (r) => r.name);
+  }
+
+  /** Plans the batch's `index`th write; a write refused by the rules (or for another account's zone) fails alone. */
+  async add(index: number, write: Write): Promise<void> {
+    if (this.#zone.account_id !== write.accountId) {
+      this.settled[index] = { ok: false, error: zoneNotFound() };
+      return;
+    }
+    if (this.#pending.some((p) => p.names.some((name) => write.names.includes(name)))) await this.#store();
+    try {
+      const plan = write.plan(this.#zone, write.names.flatMap((name) => this.#atName.get(name) ?? []));
+      this.#pending.push({ index, names: write.names, plan });
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      this.settled[index] = { ok: false, error: e };
+    }
+  }
+
+  /** Stores what is pending; then what the batch changed, as commitZoneChange takes it. */
+  async finish(): Promise<ChangeOutcome<Settled[]>> {
+    if (this.#pending.length > 0) await this.#store();
+    const changedNames = [...this.#changed];
+    return {
+      result: this.settled,
+      unchanged: changedNames.length === 0,
+      // One serial step per write, as if each had committed alone (decisions.md: every committed change).
+      changes: this.settled.filter((s) => s.ok).length,
+      changedNames,
+      rrsetsAfter: changedNames.flatMap((name) => this.#atName.get(name) ?? []),
+      rrsetChanges: this.#changes,
+    };
+  }
+
+  async #store(): Promise<void> {
+    const pending = this.#pending;
+    this.#pending = [];
+    const stored = await writeRrsets(this.#tx, this.#engine, this.#zone.id, pending.map((p) => p.plan.write), this.#at);
+    pending.forEach(({ index, plan }, i) => {
+      const outcome = plan.outcome(stored[i]);
+      const after = Map.groupBy(outcome.rrsetsAfter, (r) => r.name);
+      for (const name of outcome.changedNames) {
+        this.#atName.set(name, after.get(name) ?? []);
+        this.#changed.add(name);
+      }
+      this.#changes.created.push(...outcome.rrsetChanges.created);
+      this.#changes.updated.push(...outcome.rrsetChanges.updated);
+      this.#changes.deleted.push(...outcome.rrsetChanges.deleted);
+      this.settled[index] = { ok: true, value: outcome.result };
+    });
+  }
+}
+
 /** Commits `batch` in one transaction and settles every write in it; never rejects. */
 async function commitBatch(ctx: DnsContext, zoneName: string, batch: Write[], committed?: () => void): Promise<void> {
   const names = [...new Set(batch.flatMap((w) => w.names))];
@@ -124,55 +200,9 @@ async function commitBatch(ctx: DnsContext, zoneName: string, batch: Write[], co
       ctx,
       { name: zoneName },
       async (tx, zone, here) => {
-        // The RRsets at each name as the writes so far left them: read once, before the first.
-        const atName = Map.groupBy(here, (r) => r.name);
-        const settled: Settled[] = [];
-        const changed = new Set<string>();
-        const changes: RrsetChanges = { created: [], updated: [], deleted: [] };
-        const at = new Date().toISOString();
-        // Planned writes not stored yet, at distinct names: a write at one of their names waits for them.
-        let pending: { index: number; plan: RrsetWritePlan<unknown> }[] = [];
-        const store = async () => {
-          const stored = await writeRrsets(tx, ctx.store.engine, zone.id, pending.map((p) => p.plan.write), at);
-          pending.forEach(({ index, plan }, i) => {
-            const outcome = plan.outcome(stored[i]);
-            const after = Map.groupBy(outcome.rrsetsAfter, (r) => r.name);
-            for (const name of outcome.changedNames) {
-              atName.set(name, after.get(name) ?? []);
-              changed.add(name);
-            }
-            changes.created.push(...outcome.rrsetChanges.created);
-            changes.updated.push(...outcome.rrsetChanges.updated);
-            changes.deleted.push(...outcome.rrsetChanges.deleted);
-            settled[index] = { ok: true, value: outcome.result };
-          });
-          pending = [];
-        };
-        for (const [index, write] of batch.entries()) {
-          if (zone.account_id !== write.accountId) {
-            settled[index] = { ok: false, error: zoneNotFound() };
-            continue;
-          }
-          if (pending.some((p) => batch[p.index]?.names.some((name) => write.names.includes(name)))) await store();
-          try {
-            pending.push({ index, plan: write.plan(zone, write.names.flatMap((name) => atName.get(name) ?? [])) });
-          } catch (e) {
-            // Refused by the rules: this write fails, the others go on.
-            if (!(e instanceof ApiError)) throw e;
-            settled[index] = { ok: false, error: e };
-          }
-        }
-        if (pending.length > 0) await store();
-        const changedNames = [...changed];
-        return {
-          result: settled,
-          unchanged: changedNames.length === 0,
-          // One serial step per write, as if each had committed alone (decisions.md: every committed change).
-          changes: settled.filter((s) => s.ok).length,
-          changedNames,
-          rrsetsAfter: changedNames.flatMap((name) => atName.get(name) ?? []),
-          rrsetChanges: changes,
-        };
+        const work = new BatchWork(tx, ctx.store.engine, zone, here);
+        for (const [index, write] of batch.entries()) await work.add(index, write);
+        return work.finish();
       },
       { names, committed },
     );
