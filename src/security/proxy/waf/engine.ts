@@ -8,7 +8,7 @@ import { hasBit, type PrefilterGroup } from './prefilter.ts';
 import { requestCollections, type Collections, type Field, type WafRequest } from './request-fields.ts';
 import { templateOf, type MacroRef } from './macro.ts';
 import { requiredLiterals } from './required-literals.ts';
-import { isDetection, isMarker, isPreset, markerPositions, planPhases, type PlanItem } from './rule-plan.ts';
+import { isDetection, isMarker, isPreset, markerPositions, planPhases, type PlanItem, type Preset } from './rule-plan.ts';
 import { captureNames, type Rule, type RuleSet, type SetVar, type Target } from './rule-set.ts';
 import type { TransformStep } from './transform-chains.ts';
 import { triggersIn } from './transform-triggers.ts';
@@ -457,36 +457,65 @@ class Transaction {
    * every 8 rules: a clock read per rule would cost more than most rules).
    */
   run(list: PlanItem[], deadline: number): boolean {
+    const kinds = kindsOf(list);
     for (let i = 0; i < list.length && !this.#stopped; i++) {
       if ((i & 7) === 0 && performance.now() > deadline) {
         this.exhausted = true;
         return true;
       }
+      const kind = kinds[i] as number;
+      if (kind === marker) continue;
+      if (kind >= 0 && !hasBit(this.#hits, kind)) {
+        // None of its values matches it: as if it had run and not (MATCHED_VARS is per rule), unless
+        // a ctl removed it. Removals are rare: most requests skip it without reading the rule.
+        if (!this.#removing || !this.#removed(list[i] as Rule)) this.#matchedVars = [];
+        continue;
+      }
       const item = list[i] as PlanItem;
-      if (isPreset(item)) {
-        for (const [name, value] of item.preset) {
+      if (kind === preset) {
+        for (const [name, value] of (item as Preset).preset) {
           if (value === undefined) this.#tx.delete(name);
           else this.#tx.set(name, value);
         }
         continue;
       }
-      if (isMarker(item) || this.#removed(item)) continue;
-      if (item.hitBit >= 0 && !hasBit(this.#hits, item.hitBit)) {
-        // None of its values matches it: as if it had run and not (MATCHED_VARS is per rule).
-        this.#matchedVars = [];
-        continue;
-      }
-      if (!this.#chainMatches(item)) continue;
-      if (item.log && isDetection(item.id)) this.matched.push(item.id);
-      if (item.disruptive === 'deny') return true;
-      if (item.disruptive === 'allow') {
+      const rule = item as Rule;
+      if (this.#removing && this.#removed(rule)) continue;
+      if (!this.#chainMatches(rule)) continue;
+      if (rule.log && isDetection(rule.id)) this.matched.push(rule.id);
+      if (rule.disruptive === 'deny') return true;
+      if (rule.disruptive === 'allow') {
         this.#stopped = true;
         return false;
       }
-      if (item.skipAfter !== undefined) i = markerIndex(list, item.skipAfter);
+      if (rule.skipAfter !== undefined) i = markerIndex(list, rule.skipAfter);
     }
     return false;
   }
+
+  /** A ctl removed rules (by id or tag) from this request. */
+  get #removing(): boolean {
+    return this.#removedIds.length > 0 || this.#removedTags.size > 0;
+  }
+}
+
+const preset = -2;
+const marker = -3;
+
+/**
+ * What each item of a plan's phase is, in one typed array: a value-wise rule's hit bit (0 and up),
+ * -1 for a rule run whatever the request's values, `preset`, `marker`. A request passes over most
+ * rules (their values matched nothing) reading only this, not the rules' objects: inside the proxy,
+ * where the proxy's own work has evicted them from the caches, each read was a cache miss.
+ */
+const kindsOfList = new WeakMap<PlanItem[], Int32Array>();
+function kindsOf(list: PlanItem[]): Int32Array {
+  let kinds = kindsOfList.get(list);
+  if (kinds === undefined) {
+    kinds = Int32Array.from(list, (item) => (isPreset(item) ? preset : isMarker(item) ? marker : item.hitBit));
+    kindsOfList.set(list, kinds);
+  }
+  return kinds;
 }
 
 /** Each rule set's plans (rule-plan.ts), by paranoia level and threshold. */
