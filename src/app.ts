@@ -4,6 +4,7 @@
 // Nothing here is process-wide: several services may run in one process (the tests do).
 import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
+import { Counter } from 'prom-client';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { bootstrapFirstAccount } from './accounts/accounts.ts';
 import { accessTokens } from './accounts/jwt.ts';
@@ -60,7 +61,13 @@ async function startApi(config: Config, store: Store, logger: Logger, shared: Sh
   stops.push(() => delivery.stop());
   const secrets = sealer(shared.secretKey);
   const resolver = config.resolver === undefined ? undefined : stubResolver(config.resolver, { timeoutMs: config.resolverTimeoutMs, maxInFlight: resolverMaxInFlight });
-  const dns: DnsContext = { store, config, sealer: secrets, changes, wakeWebhooks: () => delivery.wake(), resolver };
+  const batches = new Counter({
+    name: 'edgeplane_rrset_batches_total',
+    help: 'RRset write batches committed, by way: guarded (PostgreSQL: one statement after an unlocked read) or locked (a transaction holding the zone; on PostgreSQL when the guarded way could not)',
+    labelNames: ['way'],
+    registers: [metrics.registry],
+  });
+  const dns: DnsContext = { store, config, sealer: secrets, changes, wakeWebhooks: () => delivery.wake(), countBatch: (way) => batches.inc({ way }), resolver };
   const security: SecurityContext = { store, config, sealer: secrets, changes: resourceChanges };
   const http = await buildHttpServer({
     config,

@@ -144,6 +144,8 @@ export interface Config {
   dataDir: string;
   /** A postgres:// URL; undefined means the embedded SQLite file in the data dir. */
   databaseUrl: string | undefined;
+  /** PostgreSQL: run the write path's hot statements as named prepared statements (store/prepared.ts). */
+  databasePrepare: boolean;
   adminEmail: string;
   /** Undefined means: generate one on first start and print it once. */
   adminPassword: string | undefined;
@@ -575,6 +577,12 @@ export const settings = {
     flag: 'database-url',
     description: 'postgres:// URL; unset means SQLite in the data dir',
   },
+  databasePrepare: {
+    env: 'EDGEPLANE_DATABASE_PREPARE',
+    flag: 'database-prepare',
+    description: 'PostgreSQL: run the write path\'s hot statements as named prepared statements; 0 behind a pooler in transaction mode that does not track them (PgBouncer before 1.21)',
+    default: '1',
+  },
   adminEmail: {
     env: 'EDGEPLANE_ADMIN_EMAIL',
     flag: 'admin-email',
@@ -801,6 +809,7 @@ export function loadConfig(
     dnsJournalBytes: check('dnsJournalBytes', (v) => integerIn(v, 0, 1024 ** 3), 1024 * 1024),
     dataDir: path.resolve(raw('dataDir') ?? './data'),
     databaseUrl: check('databaseUrl', parseDatabaseUrl, undefined),
+    databasePrepare: check('databasePrepare', parseFlag, true),
     adminEmail: check('adminEmail', parseEmail, 'admin@edgeplane.local'),
     adminPassword: check('adminPassword', parsePassword, undefined),
     compat: check('compat', (v) => oneOf(v, ['seed', 'gcore'] as const), 'seed'),

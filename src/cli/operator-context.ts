@@ -39,6 +39,8 @@ export function withOperatorContext<T>(config: Config, work: (ctx: OperatorConte
       changes: new ChangeFeed(() => undefined),
       // The server's webhook worker looks at the outbox on its own schedule.
       wakeWebhooks: () => undefined,
+      // A command's batches are not the server's figures.
+      countBatch: () => undefined,
     };
     const passwords = passwordHasher({ concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue });
     return work({ store, dns, passwords });

@@ -11,7 +11,7 @@ import { enqueueWebhook } from '../events/webhook-outbox.ts';
 import { changeNotice, type ZoneChange } from '../events/change-feed.ts';
 import type { Db } from '../store/database.ts';
 import type { RrsetWithRecords } from '../store/rrsets.ts';
-import { lockZone, writeZoneChange } from '../store/zone-change.ts';
+import { lockZone, writeZoneChange, type ZoneChangeWrite } from '../store/zone-change.ts';
 import type { ZoneRow } from '../store/zones.ts';
 import { zoneNotFound } from './access.ts';
 import type { DnsContext } from './context.ts';
@@ -69,49 +69,89 @@ export async function commitZoneChange<T>(
   work: (tx: Db, zone: ZoneRow, here: RrsetWithRecords[]) => Promise<ChangeOutcome<T>>,
   options: ChangeOptions = {},
 ): Promise<{ result: T; serial: number | undefined }> {
-  const { store, config } = ctx;
+  const { store } = ctx;
   const committed = await store.db.transaction().execute(async (tx) => {
-    const names = options.names ?? [];
-    const locked = await lockZone(tx, store.engine, typeof which === 'number' ? { id: which } : which, names);
+    const locked = await lockZone(tx, store.engine, typeof which === 'number' ? { id: which } : which, options.names ?? []);
     if (locked === undefined) throw zoneNotFound();
     const { zone, here } = locked;
     const outcome = await work(tx, zone, here);
-    if (outcome.unchanged === true) return { result: outcome.result, change: undefined, webhookQueued: false };
-    let serial = nextSerial(zone.serial, outcome.requestedSerial);
-    for (let step = 1; step < (outcome.changes ?? 1); step++) serial = nextSerial(serial, undefined);
-    const now = new Date().toISOString();
-    const fields = { ...outcome.zoneFields, serial, updated_at: now };
-    const after = { ...zone, ...fields };
-    const changedNames = outcome.changedNames;
-    const bounds = { versions: config.dnsJournalVersions, bytes: config.dnsJournalBytes };
-    const journal =
-      bounds.versions < 1
-        ? { clear: true as const }
-        : await journalWrite(tx, {
-            zone,
-            after,
-            before: options.names === undefined ? undefined : { names: new Set(options.names), rrsets: here },
-            changedNames,
-            rrsetsAfter: outcome.rrsetsAfter,
-          });
-
-    const meta = parseJson<Record<string, unknown>>(outcome.zoneFields?.meta ?? zone.meta);
-    const changes = outcome.rrsetChanges;
-    const webhookQueued =
-      typeof meta['webhook'] === 'string' && meta['webhook'] !== '' && changes !== undefined && changes.created.length + changes.updated.length + changes.deleted.length > 0;
-    if (webhookQueued) {
-      const method = typeof meta['webhook_method'] === 'string' ? meta['webhook_method'] : 'POST';
-      await enqueueWebhook(tx, { zoneId: zone.id, url: String(meta['webhook']), method, payload: changes });
-    }
-    // The change as other nodes hear of it; its version is the one its own statement takes.
-    const told: ZoneChange = { zoneId: zone.id, zone: zone.name, serial, version: 0, previous: changedNames === undefined ? undefined : zone.version, deleted: false, names: changedNames };
-    const version = await writeZoneChange(tx, store.engine, { zoneId: zone.id, fields, journal, bounds, notice: changeNotice(told) });
-    const written = changedNames === undefined || outcome.rrsetsAfter === undefined ? undefined : { zone: { ...after, version }, rrsets: outcome.rrsetsAfter };
-    return { result: outcome.result, change: { ...told, version, written }, webhookQueued };
+    if (outcome.unchanged === true) return { result: outcome.result, change: undefined, webhook: undefined };
+    const change = await zoneChangeOf(ctx, tx, { zone, here, names: options.names }, outcome);
+    if (change.webhook !== undefined) await enqueueWebhook(tx, change.webhook);
+    const version = await writeZoneChange(tx, store.engine, change.write);
+    return { result: outcome.result, change: told(change, version, outcome.rrsetsAfter), webhook: change.webhook };
   });
   options.committed?.();
   if (committed.change === undefined) return { result: committed.result, serial: undefined };
-  await ctx.changes.publish(committed.change);
-  if (committed.webhookQueued) ctx.wakeWebhooks();
+  await publishChange(ctx, committed.change, committed.webhook !== undefined);
   return { result: committed.result, serial: committed.change.serial };
+}
+
+/** What a change found: the zone's row, and the RRsets at the names it declared (`names`) before it. */
+export interface FoundZone {
+  zone: ZoneRow;
+  here: RrsetWithRecords[];
+  names: readonly string[] | undefined;
+}
+
+/** What a change writes beside its own work, and what it tells once committed (told()). */
+export interface ZoneChangeOf {
+  write: ZoneChangeWrite;
+  /** The change as other nodes hear of it, before its version is known. */
+  told: ZoneChange;
+  /** The zone's row after the change, but for its version. */
+  after: ZoneRow;
+  /** The webhook call to queue with it, when the zone has one and RRsets changed. */
+  webhook: WebhookCall | undefined;
+}
+
+type WebhookCall = Parameters<typeof enqueueWebhook>[1];
+
+/**
+ * The zone's new serial and fields, its journal entry (which reads `db` only when the outcome does
+ * not say what is at its names after it), the notice and the webhook call of a change with `outcome`.
+ */
+export async function zoneChangeOf(ctx: DnsContext, db: Db, found: FoundZone, outcome: ChangeOutcome<unknown>): Promise<ZoneChangeOf> {
+  const { zone, here, names } = found;
+  let serial = nextSerial(zone.serial, outcome.requestedSerial);
+  for (let step = 1; step < (outcome.changes ?? 1); step++) serial = nextSerial(serial, undefined);
+  const fields = { ...outcome.zoneFields, serial, updated_at: new Date().toISOString() };
+  const after = { ...zone, ...fields };
+  const changedNames = outcome.changedNames;
+  const bounds = { versions: ctx.config.dnsJournalVersions, bytes: ctx.config.dnsJournalBytes };
+  const journal =
+    bounds.versions < 1
+      ? { clear: true as const }
+      : await journalWrite(db, {
+          zone,
+          after,
+          before: names === undefined ? undefined : { names: new Set(names), rrsets: here },
+          changedNames,
+          rrsetsAfter: outcome.rrsetsAfter,
+        });
+  const meta = parseJson<Record<string, unknown>>(outcome.zoneFields?.meta ?? zone.meta);
+  const changes = outcome.rrsetChanges;
+  const hooked =
+    typeof meta['webhook'] === 'string' && meta['webhook'] !== '' && changes !== undefined && changes.created.length + changes.updated.length + changes.deleted.length > 0;
+  const method = typeof meta['webhook_method'] === 'string' ? meta['webhook_method'] : 'POST';
+  // The change as other nodes hear of it; its version is the one its own statement takes.
+  const told: ZoneChange = { zoneId: zone.id, zone: zone.name, serial, version: 0, previous: changedNames === undefined ? undefined : zone.version, deleted: false, names: changedNames };
+  return {
+    write: { zoneId: zone.id, fields, journal, bounds, notice: changeNotice(told) },
+    told,
+    after,
+    webhook: hooked ? { zoneId: zone.id, url: String(meta['webhook']), method, payload: changes } : undefined,
+  };
+}
+
+/** The change as committed at `version`, with what it wrote at its names (`rrsetsAfter`) for this process's DNS threads. */
+export function told(change: ZoneChangeOf, version: number, rrsetsAfter: RrsetWithRecords[] | undefined): ZoneChange {
+  const written = change.told.names === undefined || rrsetsAfter === undefined ? undefined : { zone: { ...change.after, version }, rrsets: rrsetsAfter };
+  return { ...change.told, version, written };
+}
+
+/** After the commit: the in-process change feed (which never fails the request), and the webhook sender woken when a call was queued. */
+export async function publishChange(ctx: DnsContext, change: ZoneChange, webhookQueued: boolean): Promise<void> {
+  await ctx.changes.publish(change);
+  if (webhookQueued) ctx.wakeWebhooks();
 }

@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { pgDriver } from './pg-driver.ts';
+import { preparingPool } from './prepared.ts';
 import type { Tables } from './schema.ts';
 import { openSqlite, sqliteDialect } from './sqlite.ts';
 
@@ -26,10 +27,10 @@ export interface Store {
  * administrator's terminate, a network cut). The pool discards that connection and the next query
  * opens another; unheard, the pool's 'error' event would end the process.
  */
-export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>, logger?: Logger): Store {
+export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databasePrepare'>>, logger?: Logger): Store {
   const { db, engine } = config.databaseUrl === undefined
     ? { db: openSqliteDb(config.dataDir), engine: 'sqlite' as const }
-    : { db: openPostgresDb(config.databaseUrl, logger), engine: 'postgres' as const };
+    : { db: openPostgresDb(config.databaseUrl, config.databasePrepare ?? true, logger), engine: 'postgres' as const };
   return {
     db,
     engine,
@@ -40,10 +41,11 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>, logge
   };
 }
 
-function openPostgresDb(url: string, logger: Logger | undefined): Db {
+/** `prepare`: run the statements marked prepared (prepared.ts) as named prepared statements. */
+function openPostgresDb(url: string, prepare: boolean, logger: Logger | undefined): Db {
   const pool = new (pgDriver().Pool)({ connectionString: url, max: 10 });
   pool.on('error', (e) => logger?.warn({ err: e }, 'PostgreSQL dropped an idle connection; the next query opens another'));
-  return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Tables>({ dialect: new PostgresDialect({ pool: preparingPool(pool, prepare) }) });
 }
 
 function openSqliteDb(dataDir: string): Db {

@@ -203,16 +203,28 @@ async function writeRrsetStatements(db: Db, zoneId: number, data: RrsetData, at:
  * PostgreSQL: every RRset row, their old records' removal, their new records, the deletes and the
  * forgotten health states in one statement, so a batch of writes (dns/rrset-batch.ts) costs one
  * round trip to the server instead of one to three per write; on PostgreSQL a write's time goes to
- * round trips. Everything comes as arrays (unnest), so the statement's text is the same whatever
- * the number of writes. Every part of a statement reads the snapshot it started with: the removal
- * does not see the records inserted beside it. What was written comes back as JSON (rrsetJson).
+ * round trips.
  */
 async function writeRrsetsInOneStatement(db: Db, zoneId: number, writes: readonly RrsetWrite[], at: string): Promise<(RrsetWithRecords | undefined)[]> {
+  const { rows } = await sql<{ i: number; rrset: RrsetWithRecords }>`
+    with ${rrsetWriteParts(zoneId, writes, at, sql<boolean>`true`)}
+    select written.i, ${writtenRrset} as rrset from written`.execute(db);
+  return storedByWrite(writes, rows);
+}
+
+/**
+ * PostgreSQL: the parts of a WITH that do `writes`, each only when `gate` holds (`true`, or the
+ * guard of a guarded change: guarded-change.ts); `written` holds each stored RRset's row with the
+ * index `i` of its write. Everything comes as arrays (unnest), so the statement's text is the same
+ * whatever the number of writes. Every part of a statement reads the snapshot it started with: the
+ * removal does not see the records inserted beside it.
+ */
+export function rrsetWriteParts(zoneId: number, writes: readonly RrsetWrite[], at: string, gate: RawBuilder<boolean>): RawBuilder<unknown> {
   const upserts = writes.flatMap((w, i) => ('upsert' in w ? [{ ...w, i }] : []));
   const records = upserts.flatMap((w) => w.upsert.records.map((r, position) => ({ ...r, i: w.i, position })));
   const deleted = writes.flatMap((w) => ('delete' in w ? [w.delete.id] : []));
-  const { rows } = await sql<{ i: number; rrset: RrsetWithRecords }>`
-    with given as (
+  return sql`
+    given as (
       select * from unnest(
         ${upserts.map((w) => w.i)}::integer[], ${upserts.map((w) => w.existing?.id ?? null)}::integer[],
         ${upserts.map((w) => w.upsert.name)}::text[], ${upserts.map((w) => w.upsert.type)}::text[],
@@ -226,20 +238,20 @@ async function writeRrsetsInOneStatement(db: Db, zoneId: number, writes: readonl
       ) as r (i, position, content, enabled, meta)
     ), updated as (
       update rrsets set ttl = g.ttl, meta = g.meta, pickers = g.pickers, healthcheck = g.healthcheck, updated_at = ${at}
-      from given g where rrsets.id = g.existing
+      from given g where rrsets.id = g.existing and ${gate}
       returning rrsets.*, g.i
     ), inserted as (
       insert into rrsets (zone_id, name, type, ttl, meta, pickers, healthcheck, updated_at)
-      select ${zoneId}, name, type, ttl, meta, pickers, healthcheck, ${at} from given where existing is null
+      select ${zoneId}, name, type, ttl, meta, pickers, healthcheck, ${at} from given where existing is null and ${gate}
       returning *
     ), written as (
       select * from updated
       union all
       select inserted.*, g.i from inserted join given g on g.existing is null and g.name = inserted.name and g.type = inserted.type
     ), removed as (
-      delete from records where rrset_id in (select existing from given)
+      delete from records where rrset_id in (select existing from given) and ${gate}
     ), dropped as (
-      delete from rrsets where id = any(${deleted}::integer[])
+      delete from rrsets where id = any(${deleted}::integer[]) and ${gate}
     ), forgotten as (
       delete from failover_states using updated
       where failover_states.rrset_id = updated.id and updated.type in ('A', 'AAAA')
@@ -248,9 +260,14 @@ async function writeRrsetsInOneStatement(db: Db, zoneId: number, writes: readonl
       insert into records (rrset_id, position, content, enabled, meta)
       select written.id, r.position, r.content, r.enabled, r.meta from given_records r join written on written.i = r.i
       returning *
-    )
-    select written.i, ${rrsetJson(sql`to_jsonb(written) - 'i'`, sql.ref('written.id'), sql.table('inserted_records'))} as rrset
-    from written`.execute(db);
+    )`;
+}
+
+/** PostgreSQL: a row of rrsetWriteParts' `written` as the RRset it stored, with its records (rrsetJson). */
+export const writtenRrset = rrsetJson(sql`to_jsonb(written) - 'i'`, sql.ref('written.id'), sql.table('inserted_records'));
+
+/** For each of `writes`, its RRset as stored (`rows`: writtenRrset by index), or undefined for a delete. */
+export function storedByWrite(writes: readonly RrsetWrite[], rows: readonly { i: number; rrset: RrsetWithRecords }[]): (RrsetWithRecords | undefined)[] {
   const byWrite = new Map(rows.map((r) => [r.i, r.rrset]));
   return writes.map((w, i) => {
     if ('delete' in w) return undefined;
@@ -258,4 +275,13 @@ async function writeRrsetsInOneStatement(db: Db, zoneId: number, writes: readonl
     if (rrset === undefined) throw new Error(`RRset ${w.upsert.name} ${w.upsert.type} was not written`);
     return rrset;
   });
+}
+
+/** The RRset `write` will store, as the store returns it but for the ids it gives (0 for those not known yet); undefined for a delete. */
+export function plannedRrset(zoneId: number, write: RrsetWrite, at: string): RrsetWithRecords | undefined {
+  if ('delete' in write) return undefined;
+  const { upsert: data, existing } = write;
+  const id = existing?.id ?? 0;
+  const { name, type, ttl, meta, pickers, healthcheck } = data;
+  return { id, zone_id: zoneId, name, type, ttl, meta, pickers, healthcheck, updated_at: at, records: data.records.map((r, position) => ({ id: 0, rrset_id: id, position, ...r })) };
 }

@@ -3,9 +3,11 @@
 // the change's journal entry and the NOTIFY to other nodes. On PostgreSQL each of the two is one
 // statement, where a change's time goes to round trips to the server (bench/README.md): a batch of
 // RRset writes (dns/rrset-batch.ts) makes five (begin, the lock, its writes: rrsets.ts writeRrsets,
-// the change, commit) instead of seven and one to three per write.
-import { sql } from 'kysely';
+// the change, commit) instead of seven and one to three per write; as a guarded change
+// (guarded-change.ts: readZone, then one statement with the writes and zoneChangeParts) it makes two.
+import { sql, type RawBuilder } from 'kysely';
 import type { Db, Engine } from './database.ts';
+import { prepared } from './prepared.ts';
 import { rrsetJson, rrsetsAtNames, type RrsetWithRecords } from './rrsets.ts';
 import { journalStatements, type JournalBounds, type JournalWrite } from './zone-journal.ts';
 import { bumpCatalog, nextVersion, type ZoneRow } from './zones.ts';
@@ -27,15 +29,27 @@ export async function lockZone(
   return row === undefined ? undefined : { zone: row, here: names.length === 0 ? [] : await rrsetsAtNames(db, row.id, names) };
 }
 
+/**
+ * PostgreSQL, without a transaction: the zone (by name) and its RRsets at `names`, as lockZone reads
+ * them but taking no lock. A guarded change (guarded-change.ts) is planned against what this reads.
+ */
+export async function readZone(db: Db, name: string, names: readonly string[]): Promise<{ zone: ZoneRow; here: RrsetWithRecords[] } | undefined> {
+  return zoneWithRrsets(db, sql`name = ${name}`, names, sql``);
+}
+
 /** The zone's row and its RRsets at `names` with their records, as JSON built by the server (rrsetJson). */
-async function lockZoneInOneStatement(db: Db, which: { id: number } | { name: string }, names: readonly string[]) {
-  const where = 'id' in which ? sql`id = ${which.id}` : sql`name = ${which.name}`;
-  const { rows } = await sql<{ zone: ZoneRow; here: RrsetWithRecords[] }>`
+function lockZoneInOneStatement(db: Db, which: { id: number } | { name: string }, names: readonly string[]) {
+  return zoneWithRrsets(db, 'id' in which ? sql`id = ${which.id}` : sql`name = ${which.name}`, names, sql`for update`);
+}
+
+async function zoneWithRrsets(db: Db, where: RawBuilder<unknown>, names: readonly string[], lock: RawBuilder<unknown>) {
+  // One text whatever the zone and names (an array): prepared.
+  const { rows } = await prepared(sql<{ zone: ZoneRow; here: RrsetWithRecords[] }>`
     select to_jsonb(z) as zone, coalesce((
       select jsonb_agg(${rrsetJson(sql`to_jsonb(r)`, sql.ref('r.id'), sql.table('records'))})
       from rrsets r where r.zone_id = z.id and r.name = any(${names}::text[])
     ), '[]'::jsonb) as here
-    from (select * from zones where ${where} for update) as z`.execute(db);
+    from (select * from zones where ${where} ${lock}) as z`).execute(db);
   return rows[0];
 }
 
@@ -64,15 +78,7 @@ export async function writeZoneChange(db: Db, engine: Engine, change: ZoneChange
   const { zoneId, fields } = change;
   let version: number;
   if (engine === 'postgres') {
-    const journal = journalStatements(zoneId, change.journal, change.bounds, sql<number>`(select version from next)`);
-    // A field given as undefined is left as it is (as Kysely's set() does).
-    const set = Object.entries(fields as Record<string, unknown>).flatMap(([column, value]) => (value === undefined ? [] : [sql`${sql.ref(column)} = ${value}`]));
-    const { rows } = await sql<{ version: number }>`
-      with next as (update zone_version set version = version + 1 where id = 1 returning version),
-      updated as (update zones set ${sql.join([...set, sql`version = (select version from next)`])} where id = ${zoneId} returning version),
-      ${sql.join(journal.map((statement, i) => sql`${sql.raw(`journal${String(i)}`)} as (${statement})`))}
-      select version, pg_notify(${change.notice.channel}, jsonb_set(${change.notice.payload}::jsonb, '{version}', to_jsonb(version))::text)
-      from updated`.execute(db);
+    const { rows } = await sql<{ version: number }>`with ${zoneChangeParts(change, sql<boolean>`true`)} ${zoneChangeAnswer(change.notice)}`.execute(db);
     const row = rows[0];
     if (row === undefined) throw new Error(`zone ${String(zoneId)} was not written`);
     version = row.version;
@@ -83,4 +89,26 @@ export async function writeZoneChange(db: Db, engine: Engine, change: ZoneChange
   }
   if (fields.enabled !== undefined) await bumpCatalog(db);
   return version;
+}
+
+/**
+ * PostgreSQL: the parts of a WITH that write a change (the version step, the zone's fields, the
+ * journal), each done only when `gate` holds: `true`, or the guard of a guarded change. The step
+ * is `next_version`, the zone's row as written `zone_after`.
+ */
+export function zoneChangeParts(change: ZoneChangeWrite, gate: RawBuilder<boolean>): RawBuilder<unknown> {
+  const { zoneId, fields } = change;
+  const journal = journalStatements(zoneId, change.journal, change.bounds, sql<number>`(select version from next_version)`, gate);
+  // A field given as undefined is left as it is (as Kysely's set() does).
+  const set = Object.entries(fields as Record<string, unknown>).flatMap(([column, value]) => (value === undefined ? [] : [sql`${sql.ref(column)} = ${value}`]));
+  return sql.join([
+    sql`next_version as (update zone_version set version = version + 1 where id = 1 and ${gate} returning version)`,
+    sql`zone_after as (update zones set ${sql.join([...set, sql`version = (select version from next_version)`])} where id = ${zoneId} and ${gate} returning version)`,
+    ...journal.map((statement, i) => sql`${sql.raw(`journal${String(i)}`)} as (${statement})`),
+  ]);
+}
+
+/** The select closing zoneChangeParts' WITH: the version taken, and the notice sent with it; no row when the gate did not hold. */
+export function zoneChangeAnswer(notice: ChangeNotice, more: RawBuilder<unknown> = sql``): RawBuilder<unknown> {
+  return sql`select version, pg_notify(${notice.channel}, jsonb_set(${notice.payload}::jsonb, '{version}', to_jsonb(version))::text) ${more} from zone_after`;
 }

@@ -23,9 +23,10 @@ export type JournalWrite = { entry: NewJournalEntry } | { clear: true };
  * The statements, in order, that write `write` for the change at `version`: a number, or an
  * expression yielding it in the statement they join. An entry larger than the byte bound on its
  * own is not kept, and neither is anything older (no chain could cross it): the journal is cleared.
+ * Each writes only when `gate` holds (on PostgreSQL, the guard of a guarded change: zone-change.ts).
  */
-export function journalStatements(zoneId: number, write: JournalWrite, bounds: JournalBounds, version: RawBuilder<number>): RawBuilder<unknown>[] {
-  const clear = sql`delete from zone_journal where zone_id = ${zoneId}`;
+export function journalStatements(zoneId: number, write: JournalWrite, bounds: JournalBounds, version: RawBuilder<number>, gate: RawBuilder<boolean> = sql<boolean>`true`): RawBuilder<unknown>[] {
+  const clear = sql`delete from zone_journal where zone_id = ${zoneId} and ${gate}`;
   if ('clear' in write || write.entry.size > bounds.bytes || bounds.versions < 1) return [clear];
   const { entry } = write;
   // The entries the new one pushes past the bounds go first, counting it in: newest first, the
@@ -34,7 +35,7 @@ export function journalStatements(zoneId: number, write: JournalWrite, bounds: J
   // bound only when their sum crosses it (a CASE evaluates its branch only then). On PostgreSQL
   // both join one statement, where the delete does not see the new row (the bounds count it in).
   const prune = sql`
-    delete from zone_journal where zone_id = ${zoneId} and (
+    delete from zone_journal where zone_id = ${zoneId} and ${gate} and (
       version <= (select version from zone_journal where zone_id = ${zoneId} order by version desc limit 1 offset ${bounds.versions - 1})
       or version <= (case when (select sum(size) from zone_journal where zone_id = ${zoneId}) + ${entry.size} > ${bounds.bytes} then (
         select max(version) from (
@@ -44,7 +45,7 @@ export function journalStatements(zoneId: number, write: JournalWrite, bounds: J
     )`;
   const insert = sql`
     insert into zone_journal (zone_id, version, serial_from, serial_to, removed, added, size)
-    values (${zoneId}, ${version}, ${entry.serial_from}, ${entry.serial_to}, ${entry.removed}, ${entry.added}, ${entry.size})`;
+    select ${zoneId}, ${version}, ${entry.serial_from}, ${entry.serial_to}, ${entry.removed}, ${entry.added}, ${entry.size} where ${gate}`;
   return [prune, insert];
 }
 

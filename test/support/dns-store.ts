@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Principal } from '../../src/accounts/principal.ts';
 import { sealer } from '../../src/crypto/sealed.ts';
-import type { DnsContext } from '../../src/dns/context.ts';
+import type { BatchWay, DnsContext } from '../../src/dns/context.ts';
 import { ChangeFeed, type ZoneChange } from '../../src/events/change-feed.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
@@ -19,6 +19,10 @@ export const dnsStoreSecret = new Uint8Array(32).fill(7);
 export interface DnsStore {
   store: Store;
   ctx: DnsContext;
+  /** The PostgreSQL database's URL (another store may open it, as a second node would); undefined on SQLite. */
+  databaseUrl: string | undefined;
+  /** RRset write batches committed so far, by way. */
+  batches: Record<BatchWay, number>;
   caller: Principal;
   close(): Promise<void>;
 }
@@ -40,10 +44,13 @@ export async function openDnsStore(engine: Engine, published: ZoneChange[]): Pro
     return Promise.resolve();
   });
   const config: DnsContext['config'] = { compat: 'seed', nameservers: ['ns1.example.net'], zoneAllowReserved: [], webhookAllowPrivate: false, dnsJournalVersions: 100, dnsJournalBytes: 1024 * 1024 };
-  const ctx: DnsContext = { store, config, sealer: sealer(dnsStoreSecret), changes, wakeWebhooks: () => undefined };
+  const batches: Record<BatchWay, number> = { guarded: 0, locked: 0 };
+  const ctx: DnsContext = { store, config, sealer: sealer(dnsStoreSecret), changes, wakeWebhooks: () => undefined, countBatch: (way) => batches[way]++ };
   return {
     store,
     ctx,
+    databaseUrl: database?.url,
+    batches,
     caller,
     close: async () => {
       await store.close();

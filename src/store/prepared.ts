@@ -1,0 +1,54 @@
+// PostgreSQL statements that the write path runs many times a second with one text (an RRset
+// batch's read and its guarded statement, guarded-change.ts): run as named prepared statements, so
+// the server parses and plans each once per connection instead of at every run. On bench/api's
+// machine that took the guarded statement from 3.9 to 2.5 ms (bench/README.md, "api").
+//
+// A statement asks for it by starting with `mark` (prepared()); the pool wrapper (preparingPool)
+// names it by a hash of its text, so one name always means one text. Only statements whose text
+// does not vary with their values are marked (they pass arrays, not lists of parameters): every
+// connection keeps each distinct text. A pooler in transaction mode must track prepared statements
+// (PgBouncer 1.21 or later with max_prepared_statements); where it does not,
+// EDGEPLANE_DATABASE_PREPARE=0 runs marked statements like any other.
+import { createHash } from 'node:crypto';
+import { sql, type PostgresCursor, type PostgresPool, type PostgresPoolClient, type RawBuilder } from 'kysely';
+import type pg from 'pg';
+
+const mark = '/* prepared */';
+
+/** `statement`, marked to run as a named prepared statement. */
+export function prepared<T>(statement: RawBuilder<T>): RawBuilder<T> {
+  return sql<T>`${sql.raw(mark)} ${statement}`;
+}
+
+/** `pool` for Kysely, running marked statements as named prepared statements when `prepare` is on. */
+export function preparingPool(pool: pg.Pool, prepare: boolean): PostgresPool {
+  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
+    // Kysely reads the backend's pid from here to cancel a query.
+    get processID() {
+      return (client as pg.PoolClient & { processID?: number }).processID;
+    },
+    query: ((text: string | PostgresCursor<unknown>, values?: unknown[]) => {
+      // A cursor (Kysely's streaming) is pg's Submittable.
+      if (typeof text !== 'string') return client.query(text as unknown as pg.Submittable);
+      if (!prepare || !text.startsWith(mark)) return client.query(text, values);
+      return client.query({ name: `edgeplane_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text, values });
+    }) as unknown as PostgresPoolClient['query'],
+    release: (destroy?: boolean) => {
+      client.release(destroy);
+    },
+  });
+  return {
+    options: pool.options,
+    end: () => pool.end(),
+    connect: async () => {
+      // Kysely keeps a connection per client object: the same client gets the same wrapper.
+      const client = await pool.connect();
+      const known = wrapped.get(client);
+      if (known !== undefined) return known;
+      const made = wrap(client);
+      wrapped.set(client, made);
+      return made;
+    },
+  };
+}

@@ -1,0 +1,142 @@
+// On PostgreSQL an RRset batch is first tried as one guarded statement after an unlocked read
+// (src/store/guarded-change.ts, src/dns/rrset-batch.ts): these tests show it is the way taken, that
+// the guard writes nothing once another writer changed the zone, and that two nodes writing one
+// zone at once lose no write and no serial step.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Principal } from '../../src/accounts/principal.ts';
+import type { DnsContext } from '../../src/dns/context.ts';
+import { getRrset, writeRrset } from '../../src/dns/rrsets.ts';
+import { createZone, updateZone } from '../../src/dns/zones.ts';
+import { ChangeFeed, type ZoneChange } from '../../src/events/change-feed.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { writeGuardedChange } from '../../src/store/guarded-change.ts';
+import { readZone } from '../../src/store/zone-change.ts';
+import { journalChain } from '../../src/store/zone-journal.ts';
+import { openDnsStore, type DnsStore } from '../support/dns-store.ts';
+import { engines } from '../support/engines.ts';
+
+for (const engine of engines().filter((e) => e === 'postgres')) {
+  describe(`RRset batches as guarded statements (${engine})`, () => {
+    let fixture: DnsStore;
+    let store: Store;
+    let ctx: DnsContext;
+    let caller: Principal;
+    const published: ZoneChange[] = [];
+    const put = (c: DnsContext, zone: string, name: string, address: string) =>
+      writeRrset(c, caller, { zone, name, type: 'A' }, { ttl: 60, resource_records: [{ content: [address] }] }, 'upsert');
+    const zoneRow = (name: string) => store.db.selectFrom('zones').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
+    const counts = () => ({ ...fixture.batches });
+
+    before(async () => {
+      fixture = await openDnsStore(engine, published);
+      ({ store, ctx, caller } = fixture);
+    });
+    after(() => fixture.close());
+
+    test('writes at distinct names commit guarded; two at one name, or a zone with a webhook, the locked way', async () => {
+      await createZone(ctx, caller, { name: 'guarded.test' });
+      const zone = await zoneRow('guarded.test');
+      const start = counts();
+      await Promise.all(Array.from({ length: 6 }, (_, i) => put(ctx, 'guarded.test', `h${String(i)}.guarded.test`, `192.0.2.${String(i + 1)}`)));
+      assert.deepEqual(counts(), { guarded: start.guarded + 1, locked: start.locked });
+      const after = await zoneRow('guarded.test');
+      assert.equal(after.serial, zone.serial + 6);
+      const last = published.at(-1);
+      assert.equal(last?.version, after.version);
+      assert.equal(last.previous, zone.version);
+      assert.deepEqual(last.written?.rrsets.map((r) => [r.name, r.records.map((c) => c.content)]).toSorted(), Array.from({ length: 6 }, (_, i) => [`h${String(i)}.guarded.test`, [`["192.0.2.${String(i + 1)}"]`]]));
+      // The rows handed to the DNS threads carry the ids the store gave.
+      for (const rrset of last.written.rrsets) assert.ok(rrset.id > 0 && rrset.records.every((r) => r.id > 0 && r.rrset_id === rrset.id));
+      const chain = await journalChain(store.db, zone.id, zone.serial, after.serial, after.version);
+      assert.equal(chain?.length, 1);
+      assert.equal((JSON.parse(chain[0]?.added ?? '[]') as [string, number][]).filter(([, type]) => type === 1).length, 6);
+
+      await Promise.all([put(ctx, 'guarded.test', 'same.guarded.test', '198.51.100.1'), put(ctx, 'guarded.test', 'same.guarded.test', '198.51.100.2')]);
+      assert.deepEqual(counts(), { guarded: start.guarded + 1, locked: start.locked + 1 });
+      assert.deepEqual((await getRrset(ctx, caller, 'guarded.test', 'same', 'A')).resource_records.map((r) => r.content[0]), ['198.51.100.2']);
+
+      await updateZone(ctx, caller, 'guarded.test', { meta: { webhook: 'https://hooks.example.net/dns' } });
+      await put(ctx, 'guarded.test', 'hooked.guarded.test', '198.51.100.3');
+      assert.deepEqual(counts(), { guarded: start.guarded + 1, locked: start.locked + 2 });
+      const queued = await store.db.selectFrom('webhook_outbox').selectAll().execute();
+      assert.equal(queued.length, 1);
+    });
+
+    test('the guard writes nothing once another writer changed the zone, and writes at the version read', async () => {
+      await createZone(ctx, caller, { name: 'stale.test' });
+      const found = await readZone(store.db, 'stale.test', ['x.stale.test']);
+      assert.ok(found !== undefined);
+      await put(ctx, 'stale.test', 'other.stale.test', '192.0.2.1');
+      const changed = await zoneRow('stale.test');
+      const version = async () => (await store.db.selectFrom('zone_version').select('version').executeTakeFirstOrThrow()).version;
+      const versionBefore = await version();
+      const data = { name: 'x.stale.test', type: 'A', ttl: 60, meta: '{}', pickers: null, healthcheck: 0, records: [{ content: '["192.0.2.9"]', enabled: 1, meta: '{}' }] };
+      const at = new Date().toISOString();
+      const written = await writeGuardedChange(store.db, found.zone.version, [{ upsert: data, existing: undefined }], at, {
+        zoneId: found.zone.id,
+        fields: { serial: found.zone.serial + 1, updated_at: at },
+        journal: { clear: true },
+        bounds: { versions: 100, bytes: 1 << 20 },
+        notice: { channel: 'edgeplane_test_unheard', payload: '{}' },
+      });
+      assert.equal(written, undefined);
+      assert.deepEqual(await zoneRow('stale.test'), changed);
+      assert.equal(await version(), versionBefore);
+      assert.equal(await store.db.selectFrom('rrsets').select('id').where('name', '=', 'x.stale.test').executeTakeFirst(), undefined);
+      assert.ok((await store.db.selectFrom('zone_journal').select('id').where('zone_id', '=', changed.id).execute()).length > 0);
+
+      // At the version it read, the same statement writes.
+      const fresh = await writeGuardedChange(store.db, changed.version, [{ upsert: data, existing: undefined }], at, {
+        zoneId: changed.id,
+        fields: { serial: changed.serial + 1, updated_at: at },
+        journal: { clear: true },
+        bounds: { versions: 100, bytes: 1 << 20 },
+        notice: { channel: 'edgeplane_test_unheard', payload: '{}' },
+      });
+      assert.equal(fresh?.version, versionBefore + 1);
+      assert.deepEqual(fresh.stored.map((r) => r?.records.map((c) => c.content)), [['["192.0.2.9"]']]);
+      assert.equal((await zoneRow('stale.test')).serial, changed.serial + 1);
+    });
+
+    test('two nodes writing one zone at once: every write lands, each with its serial step, journaled unbroken', async () => {
+      await createZone(ctx, caller, { name: 'nodes.test' });
+      const zone = await zoneRow('nodes.test');
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-second-node-'));
+      const second = openStore({ dataDir: dir, databaseUrl: fixture.databaseUrl });
+      const start = counts();
+      let otherGuarded = 0;
+      const other: DnsContext = { ...ctx, store: second, changes: new ChangeFeed(() => undefined), countBatch: (way) => (otherGuarded += way === 'guarded' ? 1 : 0) };
+      try {
+        // Rounds of writes from both nodes at once, each node at distinct names (n0-n2 and n1-n3), so
+        // each batch can go guarded, two of them at names the other node writes too.
+        for (let round = 0; round < 8; round++) {
+          await Promise.all(
+            [0, 1, 2].flatMap((n) => [
+              put(ctx, 'nodes.test', `n${String(n)}.nodes.test`, `198.51.100.${String(round * 6 + n * 2 + 1)}`),
+              put(other, 'nodes.test', `n${String(n + 1)}.nodes.test`, `198.51.100.${String(round * 6 + n * 2 + 2)}`),
+            ]),
+          );
+        }
+      } finally {
+        await second.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+      const after = await zoneRow('nodes.test');
+      assert.equal(after.serial, zone.serial + 48);
+      // In each round the first batch to lock the zone finds it as it read it.
+      assert.ok(fixture.batches.guarded - start.guarded + otherGuarded >= 8);
+      const chain = await journalChain(store.db, zone.id, zone.serial, after.serial, after.version);
+      assert.ok(chain !== undefined && chain.length > 0);
+      // The names each node wrote last in the last round hold one of that round's addresses.
+      for (const n of [0, 1, 2, 3]) {
+        const content = (await getRrset(ctx, caller, 'nodes.test', `n${String(n)}`, 'A')).resource_records.map((r) => r.content[0]);
+        assert.equal(content.length, 1);
+        assert.ok(Number(String(content[0]).split('.')[3]) > 42, String(content[0]));
+      }
+    });
+  });
+}
