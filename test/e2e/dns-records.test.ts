@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { assertError } from '../support/assertions.ts';
 import { dnsClient, invalidContent, rrsetLines, validContent, zoneChecker, type DnsClient, type ImportResult, type RecordInput, type RrsetView } from '../support/dns-records.ts';
 import { engines } from '../support/engines.ts';
-import { bearer, login, type Response } from '../support/http.ts';
+import { bearer, call, login, type Response } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 
 const run = promisify(execFile);
@@ -524,6 +524,25 @@ for (const engine of engines()) {
           fs.rmSync(dir, { recursive: true, force: true });
         }
       });
+    });
+
+    test('concurrent writes commit in batches, counted at /metrics by way: guarded on PostgreSQL, locked on SQLite', async () => {
+      const batches = async () => {
+        const text = (await call(service.url, 'GET', '/metrics')).text;
+        const count = (way: string) => Number(new RegExp(`^edgeplane_rrset_batches_total\\{way="${way}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+        return { guarded: count('guarded'), locked: count('locked') };
+      };
+      const before = await batches();
+      const serial = await dns.serial(zone);
+      const written = await Promise.all(Array.from({ length: 8 }, (_, i) => dns.put(zone, `batched${String(i)}`, 'A', [[`192.0.2.${String(i + 1)}`]])));
+      assert.deepEqual(written.map((w) => w.status), Array(8).fill(200));
+      assert.equal(await dns.serial(zone), serial + 8);
+      const after = await batches();
+      const guarded = after.guarded - before.guarded;
+      const locked = after.locked - before.locked;
+      assert.ok(guarded + locked >= 1 && guarded + locked <= 8, JSON.stringify({ before, after }));
+      assert.equal(engine === 'postgres' ? locked : guarded, 0, JSON.stringify({ before, after }));
+      assert.deepEqual(await dns.contents(zone, 'batched7', 'A'), [['192.0.2.8']]);
     });
   });
 }
