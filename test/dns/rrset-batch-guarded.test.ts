@@ -1,22 +1,26 @@
 // On PostgreSQL an RRset batch is first tried as one guarded statement after an unlocked read
 // (src/store/guarded-change.ts, src/dns/rrset-batch.ts): these tests show it is the way taken, that
-// the guard writes nothing once another writer changed the zone, and that two nodes writing one
-// zone at once lose no write and no serial step.
+// the guard writes nothing once another writer changed the zone, that writes arriving while batches
+// commit all land with a journal that replays exactly, and that two nodes writing one zone at once
+// lose no write and no serial step.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Principal } from '../../src/accounts/principal.ts';
+import { sealer } from '../../src/crypto/sealed.ts';
 import type { DnsContext } from '../../src/dns/context.ts';
 import { getRrset, writeRrset } from '../../src/dns/rrsets.ts';
 import { createZone, updateZone } from '../../src/dns/zones.ts';
 import { ChangeFeed, type ZoneChange } from '../../src/events/change-feed.ts';
+import { ServedZones } from '../../src/dns/server/served-zones.ts';
+import { rrsetOf } from '../../src/dns/server/zone-view.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { writeGuardedChange } from '../../src/store/guarded-change.ts';
 import { readZone } from '../../src/store/zone-change.ts';
 import { journalChain } from '../../src/store/zone-journal.ts';
-import { openDnsStore, type DnsStore } from '../support/dns-store.ts';
+import { dnsStoreSecret, openDnsStore, type DnsStore } from '../support/dns-store.ts';
 import { engines } from '../support/engines.ts';
 
 for (const engine of engines().filter((e) => e === 'postgres')) {
@@ -100,6 +104,55 @@ for (const engine of engines().filter((e) => e === 'postgres')) {
       assert.equal(fresh?.version, versionBefore + 1);
       assert.deepEqual(fresh.stored.map((r) => r?.records.map((c) => c.content)), [['["192.0.2.9"]']]);
       assert.equal((await zoneRow('stale.test')).serial, changed.serial + 1);
+    });
+
+    test('writes arriving while batches commit: every write lands, in order, and the journal replays exactly', async () => {
+      await createZone(ctx, caller, { name: 'stream.test' });
+      const zone = await zoneRow('stream.test');
+      const served = new ServedZones(store.db, sealer(dnsStoreSecret));
+      await served.loadAll();
+      published.length = 0;
+      const start = counts();
+      // Six clients, each writing soon after its last write is answered, each write at the next of six
+      // names: batches of one to six writes, some with two writes at one name (the locked way).
+      const rounds = 12;
+      await Promise.all(
+        Array.from({ length: 6 }, async (_, c) => {
+          for (let i = 0; i < rounds; i++) {
+            // As over a network: each client's next write comes a little later than the others'.
+            await new Promise((resolve) => setTimeout(resolve, (c * 7 + i * 3) % 4));
+            await put(ctx, 'stream.test', `s${String((c + i) % 6)}.stream.test`, `198.51.100.${String(c * rounds + i + 1)}`);
+          }
+        }),
+      );
+      const after = await zoneRow('stream.test');
+      assert.equal(after.serial, zone.serial + 6 * rounds);
+      assert.equal(fixture.batches.guarded + fixture.batches.locked - start.guarded - start.locked, published.length);
+      // Each change follows the one before it, and applying them in turn gives what the store holds.
+      for (const [i, change] of published.entries()) {
+        assert.equal(change.previous, i === 0 ? zone.version : published[i - 1]?.version);
+        assert.equal(await served.apply(change), true);
+      }
+      assert.equal(published.at(-1)?.version, after.version);
+      assert.equal(published.at(-1)?.serial, after.serial);
+      const chain = await journalChain(store.db, zone.id, zone.serial, after.serial, after.version);
+      assert.equal(chain?.length, published.length);
+      // Replayed in turn, the journal removes only what is there and ends where the store does.
+      const records = new Set<string>();
+      const aRecords = (text: string) => (JSON.parse(text) as [string, number, number, string][]).filter(([, type]) => type === 1).map(([name, , , rdata]) => `${name} ${Buffer.from(rdata, 'base64').join('.')}`);
+      for (const entry of chain) {
+        for (const record of aRecords(entry.removed)) assert.ok(records.delete(record), `the journal removes ${record}, which is not there`);
+        for (const record of aRecords(entry.added)) records.add(record);
+      }
+      for (let n = 0; n < 6; n++) {
+        const stored = (await getRrset(ctx, caller, 'stream.test', `s${String(n)}`, 'A')).resource_records.map((r) => `s${String(n)}.stream.test ${String(r.content[0])}`);
+        assert.deepEqual([...records].filter((r) => r.startsWith(`s${String(n)}.`)), stored);
+      }
+      for (let n = 0; n < 6; n++) {
+        const stored = (await getRrset(ctx, caller, 'stream.test', `s${String(n)}`, 'A')).resource_records.map((r) => r.content[0]);
+        const rdata = rrsetOf(served.get('stream.test')?.node(`s${String(n)}.stream.test`), 1)?.rdata;
+        assert.deepEqual([typeof rdata === 'string' ? Buffer.from(rdata, 'latin1').join('.') : undefined], stored);
+      }
     });
 
     test('two nodes writing one zone at once: every write lands, each with its serial step, journaled unbroken', async () => {
