@@ -40,6 +40,8 @@ export function preparingPool(pool: pg.Pool, prepare: boolean): PostgresPool {
   });
   return {
     options: pool.options,
+    // What Kysely opens a control connection with to cancel a query, as it would take it from the pool itself.
+    Client: (pool as pg.Pool & Pick<PostgresPool, 'Client'>).Client,
     end: () => pool.end(),
     connect: async () => {
       // Kysely keeps a connection per client object: the same client gets the same wrapper.
