@@ -92,10 +92,3 @@ export async function failoverLog(db: Db, rrsetId: number, offset: number, limit
   ]);
   return { entries, total: count.n };
 }
-
-/** An RRset rewritten without some addresses: their states go (its log keeps their past changes). */
-export async function forgetRemovedAddresses(db: Db, rrsetId: number, addresses: readonly string[]): Promise<void> {
-  let query = db.deleteFrom('failover_states').where('rrset_id', '=', rrsetId);
-  if (addresses.length > 0) query = query.where('address', 'not in', addresses);
-  await query.execute();
-}

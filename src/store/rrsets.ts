@@ -2,8 +2,8 @@
 // in one transaction, so readers never see half an update.
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db, Engine } from './database.ts';
-import { forgetRemovedAddresses } from './failover.ts';
 import type { RecordsTable, RrsetsTable } from './schema.ts';
+import { deleteRrsetSqlite, writeRrsetSqlite } from './sqlite-change.ts';
 
 export type RrsetRow = Selectable<RrsetsTable>;
 export type RecordRow = Selectable<RecordsTable>;
@@ -154,20 +154,11 @@ export async function writeRrsets(db: Db, engine: Engine, zoneId: number, writes
   if (engine === 'postgres') return writeRrsetsInOneStatement(db, zoneId, writes, at);
   const stored: (RrsetWithRecords | undefined)[] = [];
   for (const write of writes) {
-    if ('delete' in write) {
-      await db.deleteFrom('rrsets').where('id', '=', write.delete.id).execute();
-      stored.push(undefined);
-      continue;
-    }
-    const { upsert: data, existing } = write;
-    stored.push(await writeRrsetStatements(db, zoneId, data, at, existing));
-    if (existing && (data.type === 'A' || data.type === 'AAAA')) await forgetRemovedAddresses(db, existing.id, data.records.map(recordAddress));
+    if ('delete' in write) await deleteRrsetSqlite(db, write.delete.id);
+    stored.push('delete' in write ? undefined : await writeRrsetSqlite(db, zoneId, write.upsert, at, write.existing));
   }
   return stored;
 }
-
-/** The address an A or AAAA record holds (its content is the JSON array of its fields). */
-const recordAddress = (record: Pick<RecordRow, 'content'>) => String((JSON.parse(record.content) as unknown[])[0]);
 
 /**
  * PostgreSQL: an RRset's row as JSON, with its records (`records`: the table, or the rows a statement
@@ -178,25 +169,6 @@ export function rrsetJson(row: RawBuilder<unknown>, rrsetId: RawBuilder<unknown>
   return sql`(${row}) || jsonb_build_object('records', coalesce((
     select jsonb_agg(to_jsonb(c) order by c.position) from ${records} as c where c.rrset_id = ${rrsetId}
   ), '[]'::jsonb))`;
-}
-
-/** SQLite: one statement per table (its statements cost no round trip). */
-async function writeRrsetStatements(db: Db, zoneId: number, data: RrsetData, at: string, existing: RrsetRow | undefined): Promise<RrsetWithRecords> {
-  const fields = { ttl: data.ttl, meta: data.meta, pickers: data.pickers, healthcheck: data.healthcheck, updated_at: at };
-  const row = existing
-    ? await db.updateTable('rrsets').set(fields).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow()
-    : await db.insertInto('rrsets').values({ zone_id: zoneId, name: data.name, type: data.type, ...fields }).returningAll().executeTakeFirstOrThrow();
-  if (existing) await db.deleteFrom('records').where('rrset_id', '=', row.id).execute();
-  const records =
-    data.records.length === 0
-      ? []
-      : await db
-          .insertInto('records')
-          .values(data.records.map((r, position) => ({ ...r, rrset_id: row.id, position })))
-          .returningAll()
-          .execute();
-  records.sort((a, b) => a.position - b.position);
-  return { ...row, records };
 }
 
 /**

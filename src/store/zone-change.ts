@@ -8,9 +8,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Engine } from './database.ts';
 import { prepared } from './prepared.ts';
-import { rrsetJson, rrsetsAtNames, type RrsetWithRecords } from './rrsets.ts';
+import { rrsetJson, type RrsetWithRecords } from './rrsets.ts';
+import { writeZoneFieldsSqlite, zoneWithRrsetsSqlite } from './sqlite-change.ts';
 import { journalStatements, type JournalBounds, type JournalWrite } from './zone-journal.ts';
-import { bumpCatalog, nextVersion, type ZoneRow } from './zones.ts';
+import { bumpCatalog, type ZoneRow } from './zones.ts';
 
 /**
  * Reads the zone (by id, or by its name, unique across the service) inside a transaction, locking
@@ -25,8 +26,7 @@ export async function lockZone(
 ): Promise<{ zone: ZoneRow; here: RrsetWithRecords[] } | undefined> {
   if (engine === 'postgres') return lockZoneInOneStatement(db, zone, names);
   // SQLite has no row locks; its writers are serialised by the database lock.
-  const row = await ('id' in zone ? db.selectFrom('zones').selectAll().where('id', '=', zone.id) : db.selectFrom('zones').selectAll().where('name', '=', zone.name)).executeTakeFirst();
-  return row === undefined ? undefined : { zone: row, here: names.length === 0 ? [] : await rrsetsAtNames(db, row.id, names) };
+  return zoneWithRrsetsSqlite(db, zone, names);
 }
 
 /**
@@ -83,8 +83,7 @@ export async function writeZoneChange(db: Db, engine: Engine, change: ZoneChange
     if (row === undefined) throw new Error(`zone ${String(zoneId)} was not written`);
     version = row.version;
   } else {
-    version = await nextVersion(db);
-    await db.updateTable('zones').set({ ...fields, version }).where('id', '=', zoneId).execute();
+    version = await writeZoneFieldsSqlite(db, zoneId, fields);
     for (const statement of journalStatements(zoneId, change.journal, change.bounds, sql<number>`${version}`)) await statement.execute(db);
   }
   if (fields.enabled !== undefined) await bumpCatalog(db);

@@ -1,0 +1,91 @@
+// SQLite's side of a zone change (zone-change.ts, and rrsets.ts writeRrsets), as SQL written out
+// once: Kysely builds a query's tree and compiles it to text at every call, which costs more than
+// SQLite takes to run statements this small, and an RRset write runs several (bench/README.md,
+// "api": a quarter of the store's time went to Kysely). Values are always bound parameters; the
+// only text that varies is the count of placeholders and, for a zone's fields, column names from
+// the allowlist below. sqlite.ts keeps each text's prepared statement.
+import { CompiledQuery } from 'kysely';
+import type { Db } from './database.ts';
+import type { RecordRow, RrsetData, RrsetRow, RrsetWithRecords } from './rrsets.ts';
+import type { ZoneRow } from './zones.ts';
+
+/** The rows `text` answers with, run on `db` (a transaction's too) without Kysely's builder. */
+async function rows<R>(db: Db, text: string, parameters: unknown[]): Promise<R[]> {
+  return (await db.executeQuery<R>(CompiledQuery.raw(text, parameters))).rows;
+}
+
+/** Texts of placeholders made so far, for the counts a batch meets most (up to 64 names or records). */
+const madePlaceholders = new Map<string, string>();
+
+/** `?, ?, ?` for `count` values, or `(?, ?), (?, ?)` for `count` rows of `columns`. */
+function placeholders(count: number, columns = 1): string {
+  const key = `${String(count)}x${String(columns)}`;
+  let text = madePlaceholders.get(key);
+  if (text === undefined) {
+    const one = columns === 1 ? '?' : `(${Array.from({ length: columns }, () => '?').join(', ')})`;
+    text = Array.from({ length: count }, () => one).join(', ');
+    if (count <= 64) madePlaceholders.set(key, text);
+  }
+  return text;
+}
+
+/** Bounded IN lists: SQLite allows 32,766 parameters. */
+const inListMax = 5000;
+
+/** The zone's row (by id, or by its name) and the RRsets at `names` with their records; undefined when there is none. */
+export async function zoneWithRrsetsSqlite(db: Db, zone: { id: number } | { name: string }, names: readonly string[]): Promise<{ zone: ZoneRow; here: RrsetWithRecords[] } | undefined> {
+  const [row] = 'id' in zone ? await rows<ZoneRow>(db, 'select * from zones where id = ?', [zone.id]) : await rows<ZoneRow>(db, 'select * from zones where name = ?', [zone.name]);
+  if (row === undefined) return undefined;
+  const rrsets: RrsetRow[] = [];
+  for (let i = 0; i < names.length; i += inListMax) {
+    const some = names.slice(i, i + inListMax);
+    rrsets.push(...(await rows<RrsetRow>(db, `select * from rrsets where zone_id = ? and name in (${placeholders(some.length)})`, [row.id, ...some])));
+  }
+  const records: RecordRow[] = [];
+  for (let i = 0; i < rrsets.length; i += inListMax) {
+    const ids = rrsets.slice(i, i + inListMax).map((r) => r.id);
+    records.push(...(await rows<RecordRow>(db, `select * from records where rrset_id in (${placeholders(ids.length)}) order by rrset_id, position`, ids)));
+  }
+  const byRrset = Map.groupBy(records, (r) => r.rrset_id);
+  return { zone: row, here: rrsets.map((r) => ({ ...r, records: byRrset.get(r.id) ?? [] })) };
+}
+
+/** Stores `data` (replacing `existing`, the row there now, when there is one) and answers it as stored. */
+export async function writeRrsetSqlite(db: Db, zoneId: number, data: RrsetData, at: string, existing: RrsetRow | undefined): Promise<RrsetWithRecords> {
+  const fields = [data.ttl, data.meta, data.pickers, data.healthcheck, at];
+  const [row] = existing
+    ? await rows<RrsetRow>(db, 'update rrsets set ttl = ?, meta = ?, pickers = ?, healthcheck = ?, updated_at = ? where id = ? returning *', [...fields, existing.id])
+    : await rows<RrsetRow>(db, 'insert into rrsets (ttl, meta, pickers, healthcheck, updated_at, zone_id, name, type) values (?, ?, ?, ?, ?, ?, ?, ?) returning *', [...fields, zoneId, data.name, data.type]);
+  if (row === undefined) throw new Error(`RRset ${data.name} ${data.type} was not written`);
+  if (existing) {
+    await rows(db, 'delete from records where rrset_id = ?', [row.id]);
+    // Health states are per address (failover.ts): those of addresses no longer here go.
+    if (data.type === 'A' || data.type === 'AAAA') {
+      const addresses = data.records.map((r) => String((JSON.parse(r.content) as unknown[])[0]));
+      await rows(db, 'delete from failover_states where rrset_id = ? and address not in (select value from json_each(?))', [row.id, JSON.stringify(addresses)]);
+    }
+  }
+  const values = data.records.flatMap((r, position) => [r.content, r.enabled, r.meta, row.id, position]);
+  const records = data.records.length === 0 ? [] : await rows<RecordRow>(db, `insert into records (content, enabled, meta, rrset_id, position) values ${placeholders(data.records.length, 5)} returning *`, values);
+  records.sort((a, b) => a.position - b.position);
+  return { ...row, records };
+}
+
+/** Deletes an RRset (its records and health states go with it: ON DELETE CASCADE). */
+export async function deleteRrsetSqlite(db: Db, id: number): Promise<void> {
+  await rows(db, 'delete from rrsets where id = ?', [id]);
+}
+
+/** The zone columns a change may set: the only names that reach a statement's text. */
+const zoneColumns = new Set(['contact', 'primary_server', 'serial', 'refresh', 'retry', 'expiry', 'nx_ttl', 'enabled', 'dnssec_enabled', 'meta', 'updated_at']);
+
+/** Takes the store's next zone version and writes it with `fields` to the zone's row; returns the version. */
+export async function writeZoneFieldsSqlite(db: Db, zoneId: number, fields: Partial<Record<string, unknown>>): Promise<number> {
+  const [step] = await rows<{ version: number }>(db, 'update zone_version set version = version + 1 where id = 1 returning version', []);
+  if (step === undefined) throw new Error('the store has no zone version row');
+  // A field given as undefined is left as it is (as Kysely's set() does).
+  const set = Object.entries(fields).filter(([, value]) => value !== undefined);
+  for (const [column] of set) if (!zoneColumns.has(column)) throw new Error(`a zone change cannot set ${column}`);
+  await rows(db, `update zones set ${[...set.map(([column]) => `${column} = ?`), 'version = ?'].join(', ')} where id = ?`, [...set.map(([, value]) => value), step.version, zoneId]);
+  return step.version;
+}
