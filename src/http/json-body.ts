@@ -6,8 +6,23 @@ import { ApiError } from '../errors.ts';
 
 export const bodyLimit = 1024 * 1024;
 
-function dropNullMembers(this: unknown, _key: string, value: unknown): unknown {
-  return value === null && !Array.isArray(this) ? undefined : value;
+/**
+ * Removes the `null` members of objects at every depth (arrays keep theirs), in place. A walk after
+ * parsing rather than a reviver: V8 parses many times slower with one (about 5 µs more for an RRset
+ * body). It recurses as a reviver did, so a body nested some thousands deep runs out of stack.
+ */
+function dropNullMembers(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    for (const item of value) dropNullMembers(item);
+    return value;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key of Object.keys(object)) {
+    if (object[key] === null) Reflect.deleteProperty(object, key);
+    else dropNullMembers(object[key]);
+  }
+  return value;
 }
 
 export function registerJsonBody(app: FastifyInstance): void {
@@ -21,9 +36,9 @@ export function registerJsonBody(app: FastifyInstance): void {
     }
     try {
       // secure-json-parse refuses __proto__ and constructor.prototype keys (prototype poisoning).
-      done(null, secureJson.parse(text, dropNullMembers, { protoAction: 'error', constructorAction: 'error' }));
+      done(null, dropNullMembers(secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })));
     } catch (e) {
-      // The reviver recurses: a body nested some thousands deep runs out of stack.
+      // dropNullMembers recurses: a body nested some thousands deep runs out of stack.
       const message = e instanceof RangeError ? 'request body is nested too deeply' : `request body is not valid JSON: ${(e as Error).message}`;
       done(new ApiError(400, 'malformed_json', message), undefined);
     }
