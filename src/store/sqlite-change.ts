@@ -14,6 +14,11 @@ async function rows<R>(db: Db, text: string, parameters: unknown[]): Promise<R[]
   return (await db.executeQuery<R>(CompiledQuery.raw(text, parameters))).rows;
 }
 
+/** Runs `text`, which answers with no rows; the rowid of the last row it inserted. */
+async function run(db: Db, text: string, parameters: unknown[]): Promise<number> {
+  return Number((await db.executeQuery(CompiledQuery.raw(text, parameters))).insertId);
+}
+
 /** Texts of placeholders made so far, for the counts a batch meets most (up to 64 names or records). */
 const madePlaceholders = new Map<string, string>();
 
@@ -50,30 +55,37 @@ export async function zoneWithRrsetsSqlite(db: Db, zone: { id: number } | { name
   return { zone: row, here: rrsets.map((r) => ({ ...r, records: byRrset.get(r.id) ?? [] })) };
 }
 
-/** Stores `data` (replacing `existing`, the row there now, when there is one) and answers it as stored. */
+/**
+ * Stores `data` (replacing `existing`, the row there now, when there is one) and answers it as
+ * stored. Nothing is read back (RETURNING costs SQLite about three times the statement): the rows
+ * are what was written, the ids SQLite gave. The records' ids follow one another: an INSERT of
+ * several rows gives each the table's largest id so far plus one (AUTOINCREMENT, migrations/index.ts),
+ * in order, in a transaction no other connection writes in.
+ */
 export async function writeRrsetSqlite(db: Db, zoneId: number, data: RrsetData, at: string, existing: RrsetRow | undefined): Promise<RrsetWithRecords> {
-  const fields = [data.ttl, data.meta, data.pickers, data.healthcheck, at];
-  const [row] = existing
-    ? await rows<RrsetRow>(db, 'update rrsets set ttl = ?, meta = ?, pickers = ?, healthcheck = ?, updated_at = ? where id = ? returning *', [...fields, existing.id])
-    : await rows<RrsetRow>(db, 'insert into rrsets (ttl, meta, pickers, healthcheck, updated_at, zone_id, name, type) values (?, ?, ?, ?, ?, ?, ?, ?) returning *', [...fields, zoneId, data.name, data.type]);
-  if (row === undefined) throw new Error(`RRset ${data.name} ${data.type} was not written`);
+  const { name, type, ttl, meta, pickers, healthcheck } = data;
+  let id: number;
   if (existing) {
-    await rows(db, 'delete from records where rrset_id = ?', [row.id]);
+    id = existing.id;
+    await run(db, 'update rrsets set ttl = ?, meta = ?, pickers = ?, healthcheck = ?, updated_at = ? where id = ?', [ttl, meta, pickers, healthcheck, at, id]);
+    await run(db, 'delete from records where rrset_id = ?', [id]);
     // Health states are per address (failover.ts): those of addresses no longer here go.
-    if (data.type === 'A' || data.type === 'AAAA') {
+    if (type === 'A' || type === 'AAAA') {
       const addresses = data.records.map((r) => String((JSON.parse(r.content) as unknown[])[0]));
-      await rows(db, 'delete from failover_states where rrset_id = ? and address not in (select value from json_each(?))', [row.id, JSON.stringify(addresses)]);
+      await run(db, 'delete from failover_states where rrset_id = ? and address not in (select value from json_each(?))', [id, JSON.stringify(addresses)]);
     }
+  } else {
+    id = await run(db, 'insert into rrsets (zone_id, name, type, ttl, meta, pickers, healthcheck, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?)', [zoneId, name, type, ttl, meta, pickers, healthcheck, at]);
   }
-  const values = data.records.flatMap((r, position) => [r.content, r.enabled, r.meta, row.id, position]);
-  const records = data.records.length === 0 ? [] : await rows<RecordRow>(db, `insert into records (content, enabled, meta, rrset_id, position) values ${placeholders(data.records.length, 5)} returning *`, values);
-  records.sort((a, b) => a.position - b.position);
-  return { ...row, records };
+  const count = data.records.length;
+  const last = count === 0 ? 0 : await run(db, `insert into records (rrset_id, position, content, enabled, meta) values ${placeholders(count, 5)}`, data.records.flatMap((r, position) => [id, position, r.content, r.enabled, r.meta]));
+  const records = data.records.map((r, position) => ({ id: last - count + 1 + position, rrset_id: id, position, content: r.content, enabled: r.enabled, meta: r.meta }));
+  return { id, zone_id: existing?.zone_id ?? zoneId, name, type, ttl, meta, pickers, healthcheck, updated_at: at, records };
 }
 
 /** Deletes an RRset (its records and health states go with it: ON DELETE CASCADE). */
 export async function deleteRrsetSqlite(db: Db, id: number): Promise<void> {
-  await rows(db, 'delete from rrsets where id = ?', [id]);
+  await run(db, 'delete from rrsets where id = ?', [id]);
 }
 
 /** The zone columns a change may set: the only names that reach a statement's text. */

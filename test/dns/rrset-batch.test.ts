@@ -15,6 +15,7 @@ import { createZone } from '../../src/dns/zones.ts';
 import { ApiError } from '../../src/errors.ts';
 import type { ZoneChange } from '../../src/events/change-feed.ts';
 import type { Store } from '../../src/store/database.ts';
+import { zoneRrsets } from '../../src/store/rrsets.ts';
 import { journalChain } from '../../src/store/zone-journal.ts';
 import { engines } from '../support/engines.ts';
 import { dnsStoreSecret, openDnsStore, type DnsStore } from '../support/dns-store.ts';
@@ -93,6 +94,27 @@ for (const engine of engines()) {
       assert.equal(added.filter((n) => n === 'twice.batch.test').length - removed.filter((n) => n === 'twice.batch.test').length, 1);
       assert.equal(added.filter((n) => n === 'h0.batch.test').length, removed.filter((n) => n === 'h0.batch.test').length);
       assert.ok(!added.includes('taken.batch.test') && !removed.includes('missing.batch.test'));
+    });
+
+    test('the RRsets handed to the DNS threads are the rows as stored, ids included', async () => {
+      await createZone(ctx, caller, { name: 'rows.test' });
+      const write = (name: string, count: number, first: number) =>
+        writeRrset(ctx, caller, { zone: 'rows.test', name, type: 'A' }, { ttl: 60, resource_records: Array.from({ length: count }, (_, i) => ({ content: [`192.0.2.${String(first + i)}`] })) }, 'upsert');
+      await Promise.all([write('a.rows.test', 2, 1), write('b.rows.test', 1, 10)]);
+      published.length = 0;
+      // Records replaced with more, with fewer, an RRset created, a TXT beside them: one batch.
+      await Promise.all([
+        write('a.rows.test', 3, 20),
+        write('b.rows.test', 0, 0).catch(() => undefined),
+        write('c.rows.test', 4, 30),
+        writeRrset(ctx, caller, { zone: 'rows.test', name: 'd.rows.test', type: 'TXT' }, { ttl: 60, resource_records: [{ content: ['one'] }, { content: ['two'] }] }, 'upsert'),
+      ]);
+      const handed = published.flatMap((change) => change.written?.rrsets ?? []);
+      assert.ok(handed.length >= 3);
+      const stored = await zoneRrsets(store.db, (await zoneRow('rows.test')).id);
+      // As plain values: SQLite's rows are objects without a prototype.
+      const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+      for (const rrset of handed) assert.deepEqual(plain(rrset), plain(stored.find((r) => r.id === rrset.id)), `${rrset.name} ${rrset.type}`);
     });
 
     test('a batch waits for the writes that reach it over the next turns of the event loop, then commits', async () => {
