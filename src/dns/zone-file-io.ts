@@ -3,7 +3,7 @@
 // not exist yet, in one change of the zone, and reports every entry it skipped and why.
 import type { Principal } from '../accounts/principal.ts';
 import { ApiError } from '../errors.ts';
-import { rrsetsAtName, upsertRrset, zoneRrsets } from '../store/rrsets.ts';
+import { writeRrsets, zoneRrsets, type RrsetWrite } from '../store/rrsets.ts';
 import { callerZone } from './access.ts';
 import { commitZoneChange } from './commit.ts';
 import type { DnsContext } from './context.ts';
@@ -94,10 +94,13 @@ export async function importZone(ctx: DnsContext, caller: Principal, zonePath: s
     if (records.length > 0) candidates.push({ name: first.name, type: type.type, line: first.line, ttl: Math.min(...entries.map((e) => e.ttl)), records });
   }
 
-  const { result } = await commitZoneChange(ctx, zone.id, async (tx) => {
+  // Checked against the RRsets there (read once, with the zone locked) and those planned before,
+  // then written together: one statement on PostgreSQL however many (store/rrsets.ts writeRrsets).
+  const { result } = await commitZoneChange(ctx, zone.id, async (tx, _zone, here) => {
+    const typesAt = new Map<string, string[]>();
+    for (const r of here) typesAt.set(r.name, [...(typesAt.get(r.name) ?? []), r.type]);
     const created: ImportResult['created'] = [];
-    const views: unknown[] = [];
-    const now = new Date().toISOString();
+    const writes: RrsetWrite[] = [];
     // NS before DS (a DS needs its delegation in place), CNAMEs last (a name's other data is in
     // place first, so a conflicting CNAME is the one skipped).
     const rank = (type: string) => (type === 'NS' ? 0 : type === 'DS' ? 2 : type === 'CNAME' ? 3 : 1);
@@ -105,31 +108,34 @@ export async function importZone(ctx: DnsContext, caller: Principal, zonePath: s
     for (const c of candidates) {
       const type = recordType(c.type);
       if (type === undefined) continue;
-      const here = (await rrsetsAtName(tx, zone.id, c.name)).map((r) => r.type);
-      if (here.includes(c.type)) {
+      const types = typesAt.get(c.name) ?? [];
+      if (types.includes(c.type)) {
         skip({ line: c.line, name: c.name, type: c.type, reason: 'the RRset already exists' }, c.records.length);
         continue;
       }
       try {
-        checkNeighbours({ zone, name: c.name, type }, here);
+        checkNeighbours({ zone, name: c.name, type }, types);
       } catch (e) {
         if (!(e instanceof ApiError)) throw e;
         skip({ line: c.line, name: c.name, type: c.type, reason: e.message }, c.records.length);
         continue;
       }
       const unique = [...new Map(c.records.map((r) => [JSON.stringify(r), r])).values()];
-      const { rrset } = await upsertRrset(
-        tx,
-        ctx.store.engine,
-        zone.id,
-        { name: c.name, type: c.type, ttl: c.ttl, meta: '{}', pickers: null, healthcheck: 0, records: unique.map((r) => ({ content: JSON.stringify(r), enabled: 1, meta: '{}' })) },
-        now,
-        undefined,
-      );
+      const records = unique.map((r) => ({ content: JSON.stringify(r), enabled: 1, meta: '{}' }));
+      writes.push({ upsert: { name: c.name, type: c.type, ttl: c.ttl, meta: '{}', pickers: null, healthcheck: 0, records }, existing: undefined });
+      typesAt.set(c.name, [...types, c.type]);
       created.push({ name: c.name, type: c.type, records: unique.length });
-      views.push(rrsetView(rrset, ctx.config.compat));
     }
-    return { result: created, unchanged: created.length === 0, changedNames: [...new Set(created.map((c) => c.name))], rrsetChanges: { created: views, updated: [], deleted: [] } };
+    const stored = (await writeRrsets(tx, ctx.store.engine, zone.id, writes, new Date().toISOString())).filter((r) => r !== undefined);
+    const changedNames = [...new Set(created.map((c) => c.name))];
+    const changed = new Set(changedNames);
+    return {
+      result: created,
+      unchanged: created.length === 0,
+      changedNames,
+      rrsetsAfter: [...here.filter((r) => changed.has(r.name)), ...stored],
+      rrsetChanges: { created: stored.map((r) => rrsetView(r, ctx.config.compat)), updated: [], deleted: [] },
+    };
   }, { names: [...new Set(candidates.map((c) => c.name))] });
   skipped.sort((a, b) => a.line - b.line);
   return { created: result, skipped, skippedRecords };
