@@ -9,7 +9,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
 import { prepared } from './prepared.ts';
-import { rrsetWriteParts, storedByWrite, writtenRrset, type RrsetWithRecords, type RrsetWrite } from './rrsets.ts';
+import { rrsetWriteParts, storedByWrite, writtenRrsets, type RrsetWithRecords, type RrsetWrite } from './rrsets.ts';
 import { zoneChangeAnswer, zoneChangeParts, type ZoneChangeWrite } from './zone-change.ts';
 
 /** What a guarded change wrote: the store's zone version it took, and each write's RRset as storedByWrite says. */
@@ -34,7 +34,7 @@ export async function writeGuardedChange(
     with guard as (select id from zones where id = ${change.zoneId} and version = ${version} for update),
     ${rrsetWriteParts(change.zoneId, writes, at, gate)},
     ${zoneChangeParts(change, gate)}
-    ${zoneChangeAnswer(change.notice, sql`, (select coalesce(jsonb_agg(jsonb_build_object('i', written.i, 'rrset', ${writtenRrset})), '[]'::jsonb) from written) as written`)}`).execute(db);
+    ${zoneChangeAnswer(change.notice, sql`, (select coalesce(jsonb_agg(jsonb_build_object('i', w.i, 'rrset', w.rrset)), '[]'::jsonb) from (${writtenRrsets}) as w) as written`)}`).execute(db);
   const row = rows[0];
   return row === undefined ? undefined : { version: row.version, stored: storedByWrite(writes, row.written) };
 }
