@@ -4,6 +4,7 @@
 import type { Selectable } from 'kysely';
 import { notifyHealthChange } from '../events/change-feed.ts';
 import type { Db, Engine } from './database.ts';
+import { inListMax } from './rrset-records.ts';
 import type { FailoverStatesTable } from './schema.ts';
 
 export type FailoverState = Selectable<FailoverStatesTable>;
@@ -24,9 +25,8 @@ export interface Verdict {
 /** The stored states of these RRsets' records. */
 export async function failoverStates(db: Db, rrsetIds: readonly number[]): Promise<FailoverState[]> {
   const rows: FailoverState[] = [];
-  // Bounded IN lists, as withRecords (rrsets.ts).
-  for (let i = 0; i < rrsetIds.length; i += 5000) {
-    rows.push(...(await db.selectFrom('failover_states').selectAll().where('rrset_id', 'in', rrsetIds.slice(i, i + 5000)).execute()));
+  for (let i = 0; i < rrsetIds.length; i += inListMax) {
+    rows.push(...(await db.selectFrom('failover_states').selectAll().where('rrset_id', 'in', rrsetIds.slice(i, i + inListMax)).execute()));
   }
   return rows;
 }

@@ -2,6 +2,7 @@
 // in one transaction, so readers never see half an update.
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db, Engine } from './database.ts';
+import { inListMax, joinRecords } from './rrset-records.ts';
 import type { RecordsTable, RrsetsTable } from './schema.ts';
 import { deleteRrsetSqlite, writeRrsetSqlite } from './sqlite-change.ts';
 
@@ -26,11 +27,11 @@ export function rrsetsAtName(db: Db, zoneId: number, name: string): Promise<Rrse
   return db.selectFrom('rrsets').selectAll().where('zone_id', '=', zoneId).where('name', '=', name).execute();
 }
 
-/** Every RRset at any of `names` in a zone, with records; IN lists bounded like withRecords'. */
+/** Every RRset at any of `names` in a zone, with records. */
 export async function rrsetsAtNames(db: Db, zoneId: number, names: readonly string[]): Promise<RrsetWithRecords[]> {
   const rows: RrsetRow[] = [];
-  for (let i = 0; i < names.length; i += 5000) {
-    rows.push(...(await db.selectFrom('rrsets').selectAll().where('zone_id', '=', zoneId).where('name', 'in', names.slice(i, i + 5000)).execute()));
+  for (let i = 0; i < names.length; i += inListMax) {
+    rows.push(...(await db.selectFrom('rrsets').selectAll().where('zone_id', '=', zoneId).where('name', 'in', names.slice(i, i + inListMax)).execute()));
   }
   return withRecords(db, rows);
 }
@@ -38,25 +39,11 @@ export async function rrsetsAtNames(db: Db, zoneId: number, names: readonly stri
 export async function withRecords(db: Db, rrsets: RrsetRow[]): Promise<RrsetWithRecords[]> {
   if (rrsets.length === 0) return [];
   const records: RecordRow[] = [];
-  // Bounded IN lists: SQLite allows 32,766 parameters, PostgreSQL 65,535.
-  for (let i = 0; i < rrsets.length; i += 5000) {
-    const ids = rrsets.slice(i, i + 5000).map((r) => r.id);
+  for (let i = 0; i < rrsets.length; i += inListMax) {
+    const ids = rrsets.slice(i, i + inListMax).map((r) => r.id);
     records.push(...(await db.selectFrom('records').selectAll().where('rrset_id', 'in', ids).orderBy('rrset_id').orderBy('position').execute()));
   }
-  const byRrset = Map.groupBy(records, (r) => r.rrset_id);
-  // Field by field: spreading the driver's row objects is many times slower, and a zone load does it a million times.
-  return rrsets.map((r) => ({
-    id: r.id,
-    zone_id: r.zone_id,
-    name: r.name,
-    type: r.type,
-    ttl: r.ttl,
-    meta: r.meta,
-    pickers: r.pickers,
-    healthcheck: r.healthcheck,
-    updated_at: r.updated_at,
-    records: byRrset.get(r.id) ?? [],
-  }));
+  return joinRecords(rrsets, records);
 }
 
 /** The address RRsets of enabled zones that health checks concern (`healthcheck` = 1), with records: every account's, or one's. */
@@ -154,8 +141,12 @@ export async function writeRrsets(db: Db, engine: Engine, zoneId: number, writes
   if (engine === 'postgres') return writeRrsetsInOneStatement(db, zoneId, writes, at);
   const stored: (RrsetWithRecords | undefined)[] = [];
   for (const write of writes) {
-    if ('delete' in write) await deleteRrsetSqlite(db, write.delete.id);
-    stored.push('delete' in write ? undefined : await writeRrsetSqlite(db, zoneId, write.upsert, at, write.existing));
+    if ('delete' in write) {
+      await deleteRrsetSqlite(db, write.delete.id);
+      stored.push(undefined);
+    } else {
+      stored.push(await writeRrsetSqlite(db, zoneId, write.upsert, at, write.existing));
+    }
   }
   return stored;
 }

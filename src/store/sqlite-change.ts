@@ -6,6 +6,7 @@
 // the allowlist below. sqlite.ts keeps each text's prepared statement.
 import { CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
+import { inListMax, joinRecords } from './rrset-records.ts';
 import type { RecordRow, RrsetData, RrsetRow, RrsetWithRecords } from './rrsets.ts';
 import type { ZoneRow } from './zones.ts';
 
@@ -34,9 +35,6 @@ function placeholders(count: number, columns = 1): string {
   return text;
 }
 
-/** Bounded IN lists: SQLite allows 32,766 parameters. */
-const inListMax = 5000;
-
 /** The zone's row (by id, or by its name) and the RRsets at `names` with their records; undefined when there is none. */
 export async function zoneWithRrsetsSqlite(db: Db, zone: { id: number } | { name: string }, names: readonly string[]): Promise<{ zone: ZoneRow; here: RrsetWithRecords[] } | undefined> {
   const [row] = 'id' in zone ? await rows<ZoneRow>(db, 'select * from zones where id = ?', [zone.id]) : await rows<ZoneRow>(db, 'select * from zones where name = ?', [zone.name]);
@@ -51,8 +49,7 @@ export async function zoneWithRrsetsSqlite(db: Db, zone: { id: number } | { name
     const ids = rrsets.slice(i, i + inListMax).map((r) => r.id);
     records.push(...(await rows<RecordRow>(db, `select * from records where rrset_id in (${placeholders(ids.length)}) order by rrset_id, position`, ids)));
   }
-  const byRrset = Map.groupBy(records, (r) => r.rrset_id);
-  return { zone: row, here: rrsets.map((r) => ({ ...r, records: byRrset.get(r.id) ?? [] })) };
+  return { zone: row, here: joinRecords(rrsets, records) };
 }
 
 /**
