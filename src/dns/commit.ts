@@ -129,19 +129,19 @@ export async function zoneChangeOf(ctx: DnsContext, db: Db, found: FoundZone, ou
           changedNames,
           rrsetsAfter: outcome.rrsetsAfter,
         });
+  // The change as other nodes hear of it; its version is the one its own statement takes.
+  const told: ZoneChange = { zoneId: zone.id, zone: zone.name, serial, version: 0, previous: changedNames === undefined ? undefined : zone.version, deleted: false, names: changedNames };
+  return { write: { zoneId: zone.id, fields, journal, bounds, notice: changeNotice(told) }, told, after, webhook: webhookCall(zone, outcome) };
+}
+
+/** The webhook call a change with `outcome` queues: when the zone (as the change leaves it) has a webhook and RRsets changed. */
+export function webhookCall(zone: ZoneRow, outcome: ChangeOutcome<unknown>): WebhookCall | undefined {
   const meta = parseJson<Record<string, unknown>>(outcome.zoneFields?.meta ?? zone.meta);
   const changes = outcome.rrsetChanges;
   const hooked =
     typeof meta['webhook'] === 'string' && meta['webhook'] !== '' && changes !== undefined && changes.created.length + changes.updated.length + changes.deleted.length > 0;
   const method = typeof meta['webhook_method'] === 'string' ? meta['webhook_method'] : 'POST';
-  // The change as other nodes hear of it; its version is the one its own statement takes.
-  const told: ZoneChange = { zoneId: zone.id, zone: zone.name, serial, version: 0, previous: changedNames === undefined ? undefined : zone.version, deleted: false, names: changedNames };
-  return {
-    write: { zoneId: zone.id, fields, journal, bounds, notice: changeNotice(told) },
-    told,
-    after,
-    webhook: hooked ? { zoneId: zone.id, url: String(meta['webhook']), method, payload: changes } : undefined,
-  };
+  return hooked ? { zoneId: zone.id, url: String(meta['webhook']), method, payload: changes } : undefined;
 }
 
 /** The change as committed at `version`, with what it wrote at its names (`rrsetsAfter`) for this process's DNS threads. */

@@ -23,7 +23,7 @@ import { plannedRrset, writeRrsets, type RrsetWithRecords, type RrsetWrite } fro
 import { readZone } from '../store/zone-change.ts';
 import type { ZoneRow } from '../store/zones.ts';
 import { zoneNotFound } from './access.ts';
-import { commitZoneChange, publishChange, told, zoneChangeOf, type ChangeOutcome, type RrsetChanges, type ZoneChangeOf } from './commit.ts';
+import { commitZoneChange, publishChange, told, webhookCall, zoneChangeOf, type ChangeOutcome, type RrsetChanges, type ZoneChangeOf } from './commit.ts';
 import type { DnsContext } from './context.ts';
 
 /** What one RRset write did: every RRset at `changedNames` after it, and what its webhook says. */
@@ -315,10 +315,11 @@ async function commitGuarded(ctx: DnsContext, zoneName: string, batch: Write[], 
       answer(batch, planned.result);
       return true;
     }
+    // Its call is queued in the locked way's transaction: asked before the journal entry is built.
+    if (webhookCall(found.zone, planned) !== undefined) return false;
     // The journal entry is written with the change: it is taken from the RRsets as planned (the
     // ids the store gives them are not part of it).
     const change = await zoneChangeOf(ctx, db, { ...found, names }, planned);
-    if (change.webhook !== undefined) return false;
     const result = await writeGuardedChange(db, found.zone.version, writes, work.at, change.write);
     if (result === undefined) return false;
     written = { change, result };
