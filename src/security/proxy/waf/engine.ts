@@ -5,15 +5,16 @@
 // for the log and the metrics.
 import type { Bits } from './literal-scanner.ts';
 import { hasBit, type PrefilterGroup } from './prefilter.ts';
-import { requestCollections, type Collections, type Field, type WafRequest } from './request-fields.ts';
+import { headCollections, type HeadView } from './head-view.ts';
+import { requestCollections, type Collections, type Field, type RequestVariables, type WafRequest } from './request-fields.ts';
 import { templateOf, type MacroRef } from './macro.ts';
 import { requiredLiterals } from './required-literals.ts';
 import { isDetection, isMarker, isPreset, markerPositions, planPhases, type PlanItem, type Preset } from './rule-plan.ts';
-import { captureNames, type Rule, type RuleSet, type SetVar, type Target } from './rule-set.ts';
+import { captureNames, targetSlots, type Rule, type RuleSet, type SetVar, type Target } from './rule-set.ts';
 import type { TransformStep } from './transform-chains.ts';
 import { triggersIn } from './transform-triggers.ts';
 import type { HitGroup } from './rule-hits.ts';
-import { newMemo, type ValueMemo } from './value-memo.ts';
+import { newMemo, type TxWrite, type ValueMemo } from './value-memo.ts';
 
 export interface WafSettings {
   /** tx.paranoia_level (1–4). */
@@ -37,11 +38,29 @@ export interface Verdict {
 
 /** A setvar naming what one match found (`%{tx.0}`…, `%{matched_var}`): it runs at each match, not once per rule. */
 const namesAMatch = /%\{(?:tx\.\d|matched_var)/i;
-const perMatchOf = new WeakMap<Rule, SetVar[]>();
-function perMatchSetVars(rule: Rule): SetVar[] {
+
+/** A rule's setvars run at each match. */
+interface PerMatch {
+  setvars: SetVar[];
+  /**
+   * What they write is a function of the matched value alone: they name only the match's captures
+   * and MATCHED_VAR, and the rule captures and keeps its operator's result in a value's memo. A
+   * value's memo then keeps them expanded (CRS's 920450 writes one per header name of every request).
+   */
+  byValue: boolean;
+}
+
+/** Macros naming only what a match of a capturing rule sets: TX:0 … TX:9 and MATCHED_VAR. */
+const onlyTheMatch = (text: string): boolean =>
+  (templateOf(text)?.refs ?? []).every(({ collection, key }) => collection === 'MATCHED_VAR' || (collection === 'TX' && key !== undefined && captureNames.includes(key)));
+
+const perMatchOf = new WeakMap<Rule, PerMatch>();
+function perMatchOfRule(rule: Rule): PerMatch {
   let found = perMatchOf.get(rule);
   if (found === undefined) {
-    found = rule.setvars.filter((v) => namesAMatch.test(v.name) || namesAMatch.test(v.value));
+    const setvars = rule.setvars.filter((v) => namesAMatch.test(v.name) || namesAMatch.test(v.value));
+    const byValue = rule.capture && !rule.negated && rule.memoSlot >= 0 && setvars.every((v) => onlyTheMatch(v.name) && onlyTheMatch(v.value));
+    found = { setvars, byValue };
     perMatchOf.set(rule, found);
   }
   return found;
@@ -64,6 +83,8 @@ const integer = (text: string | undefined): number => {
 };
 
 const noCaptures: readonly string[] = [];
+/** MATCHED_VARS of a rule that matched nothing (never written to: a match makes a new list). */
+const noFields: Field[] = [];
 
 /** The literals (lower case) a TX selector's regex needs, one of which a name must hold to be selected. */
 const literalsOfSelector = new WeakMap<RegExp, string[] | undefined>();
@@ -79,18 +100,22 @@ const selects = (selector: Target['selector'], name: string): boolean =>
 class Transaction {
   readonly #rules: RuleSet;
   readonly #collections: Collections;
+  /** The view of the request's head, when it is kept (head-view.ts): what is selected of it and what its values match, shared by the requests sending it. */
+  readonly #head: HeadView | undefined;
   readonly #tx = new Map<string, string>();
   /** The value-wise rules that match one of the values they read (rule-hits.ts). */
   readonly #hits: Bits;
-  /** Each target's fields of the request, once selected (targets are shared by the rules reading them: rule-set.ts). */
-  readonly #selected = new Map<Target, Field[]>();
+  /** Each target's fields of the request, once selected, by the target's slot (targets are shared by the rules reading them: rule-set.ts). */
+  readonly #selected: (Field[] | undefined)[] = new Array<Field[] | undefined>(targetSlots()).fill(undefined);
   /** What the last #test that matched matched: the value and what the operator captured. */
   #testValue = '';
   #testCaptured: readonly string[] = [];
   #matchedVar = '';
   #matchedVarName = '';
-  #matchedVars: Field[] = [];
+  #matchedVars: Field[] = noFields;
   #ruleId = 0;
+  /** TX:0 … TX:n-1 may be set (by a capture or a setvar): the next capture unsets those past its own. */
+  #captures = 0;
   readonly #removedIds: [number, number][] = [];
   readonly #removedTags = new Set<string>();
   readonly #removedTargets: { id?: number; tag?: string; target: Target }[] = [];
@@ -99,9 +124,10 @@ class Transaction {
 
   /** `deadline`: the inspection's (performance.now()); the prefilter's pass stops past it too. */
   /** `groups`: the value-wise rules the request's plan runs (rule-hits.ts). */
-  constructor(rules: RuleSet, collections: Collections, settings: WafSettings, deadline: number, groups: readonly HitGroup[]) {
+  constructor(rules: RuleSet, variables: RequestVariables, settings: WafSettings, deadline: number, groups: readonly HitGroup[]) {
     this.#rules = rules;
-    this.#collections = collections;
+    this.#collections = variables.collections;
+    this.#head = variables.head;
     // What crs-setup.conf sets (rule 900990) and the operator's choices; rule 901 sets CRS's defaults for the rest.
     this.#tx.set('crs_setup_version', '334');
     this.#tx.set('paranoia_level', String(settings.paranoia));
@@ -181,11 +207,13 @@ class Transaction {
       const all = this.#fieldsOf(collection);
       return selector === undefined ? all : all.filter((f) => selects(selector, f.name));
     }
-    let fields = this.#selected.get(target);
+    // What is selected of the head is the same for every request sending it: kept with the head.
+    const selected = this.#head !== undefined && headCollections.has(collection) ? this.#head.selected : this.#selected;
+    let fields = selected[target.slot];
     if (fields === undefined) {
       const all = this.#collections.get(collection) ?? [];
       fields = selector === undefined ? all : all.filter((f) => selects(selector, f.name));
-      this.#selected.set(target, fields);
+      selected[target.slot] = fields;
     }
     return fields;
   }
@@ -228,12 +256,22 @@ class Transaction {
    * says which of a group's rules match it, the rules run on it the first time it is seen.
    */
   #matching(groups: readonly HitGroup[], deadline: number): Bits {
-    const found = new Uint32Array(this.#rules.hits.words);
+    const words = this.#rules.hits.words;
+    const found = new Uint32Array(words);
+    // A head seen before: what its values match is known (head-view.ts); found now, it is kept.
+    const known = this.#head?.hits.get(groups);
+    if (known !== undefined) for (let w = 0; w < words; w++) found[w] = known[w] as number;
+    const fromHead = this.#head !== undefined && known === undefined ? new Uint32Array(words) : undefined;
     let runs = 0;
     for (const group of groups) {
       const word = group.slot >>> 5;
       const bit = 1 << (group.slot & 31);
       const mask = group.mask;
+      let into = found;
+      if (headCollections.has(group.target.collection)) {
+        if (known !== undefined) continue;
+        into = fromHead ?? found;
+      }
       for (const field of this.#select(group.target)) {
         const memo = (field.memo ??= newMemo());
         if (((memo.ran[word] ?? 0) & bit) === 0) {
@@ -248,8 +286,13 @@ class Transaction {
         }
         const hits = memo.hits;
         if (hits === undefined) continue;
-        for (let w = 0; w < found.length; w++) found[w] = (found[w] as number) | ((hits[w] as number) & (mask[w] as number));
+        // A value matches a few rules: only the words holding them.
+        for (const w of memo.hitWords) into[w] = (into[w] as number) | ((hits[w] as number) & (mask[w] as number));
       }
+    }
+    if (fromHead !== undefined) {
+      this.#head?.hits.set(groups, fromHead);
+      for (let w = 0; w < words; w++) found[w] = (found[w] as number) | (fromHead[w] as number);
     }
     return found;
   }
@@ -271,7 +314,9 @@ class Transaction {
 
   #setHit(memo: ValueMemo, rule: Rule): void {
     const hits = (memo.hits ??= new Uint32Array(this.#rules.hits.words));
-    hits[rule.hitBit >>> 5] = (hits[rule.hitBit >>> 5] as number) | (1 << (rule.hitBit & 31));
+    const word = rule.hitBit >>> 5;
+    if (hits[word] === 0) memo.hitWords.push(word);
+    hits[word] = (hits[word] as number) | (1 << (rule.hitBit & 31));
   }
 
   /** The group's rules with a literal in a field's value through their chains; null for none (most values). */
@@ -376,15 +421,20 @@ class Transaction {
         this.#matchedVar = value;
         this.#matchedVarName = name;
         (matchedNow ??= []).push({ name, value });
-        if (rule.capture && !rule.negated) {
-          for (let i = 0; i < captureNames.length; i++) {
-            if (i < captured.length) this.#tx.set(captureNames[i] as string, captured[i] ?? '');
-            else this.#tx.delete(captureNames[i] as string);
-          }
-        }
+        if (rule.capture && !rule.negated) this.#capture(captured);
         // What names this match (a capture, the matched variable) is set now, for each match, as
         // ModSecurity 2 does: CRS's 920450 records every header name this way for its chained rule.
-        for (const v of perMatchSetVars(rule)) this.#setVar(v);
+        const perMatch = perMatchOfRule(rule);
+        if (perMatch.setvars.length === 0) continue;
+        if (perMatch.byValue && field.memo !== undefined) {
+          const kept = (field.memo.writes ??= new Map<number, TxWrite[]>());
+          let writes = kept.get(rule.memoSlot);
+          if (writes === undefined) {
+            writes = perMatch.setvars.map((v) => this.#expandSetVar(v));
+            kept.set(rule.memoSlot, writes);
+          }
+          for (const write of writes) this.#assign(write);
+        } else for (const v of perMatch.setvars) this.#assign(this.#expandSetVar(v));
       }
     }
     if (matchedNow === undefined) return false;
@@ -392,27 +442,42 @@ class Transaction {
     return true;
   }
 
+  /** TX:0 … TX:9 as a capture sets them: its match and groups, the slots past them unset. */
+  #capture(captured: readonly string[]): void {
+    const count = Math.min(captured.length, captureNames.length);
+    for (let i = 0; i < count; i++) this.#tx.set(captureNames[i] as string, captured[i] ?? '');
+    // Only the slots set before can be set now: most captures replace TX:0 alone.
+    for (let i = count; i < this.#captures; i++) this.#tx.delete(captureNames[i] as string);
+    this.#captures = count;
+  }
+
   /** The rule and its chain match: their actions run, head first. */
   #chainMatches(rule: Rule): boolean {
-    this.#matchedVars = [];
+    this.#matchedVars = noFields;
     for (let r: Rule | undefined = rule; r !== undefined; r = r.chain) if (!this.#ruleMatches(r)) return false;
     for (let r: Rule | undefined = rule; r !== undefined; r = r.chain) this.#act(r);
     return true;
   }
 
   #act(rule: Rule): void {
-    const perMatch = perMatchSetVars(rule);
-    for (const v of rule.setvars) if (!perMatch.includes(v)) this.#setVar(v);
+    const perMatch = perMatchOfRule(rule).setvars;
+    for (const v of rule.setvars) if (!perMatch.includes(v)) this.#assign(this.#expandSetVar(v));
     for (const { name, value } of rule.ctls) this.#control(name, value);
   }
 
-  #setVar(v: SetVar): void {
-    const name = this.expand(v.name).toLowerCase();
-    if (v.op === '!') this.#tx.delete(name);
-    else if (v.op === '=') this.#tx.set(name, this.expand(v.value));
+  /** A setvar with its macros expanded now. */
+  #expandSetVar(v: SetVar): TxWrite {
+    return { name: this.expand(v.name).toLowerCase(), op: v.op, value: v.op === '!' ? '' : this.expand(v.value) };
+  }
+
+  #assign({ name, op, value }: TxWrite): void {
+    // A setvar may write a capture slot (`tx.1`): the next capture must unset it.
+    if (name.length === 1 && name >= '0' && name <= '9') this.#captures = captureNames.length;
+    if (op === '!') this.#tx.delete(name);
+    else if (op === '=') this.#tx.set(name, value);
     else {
-      const delta = integer(this.expand(v.value));
-      this.#tx.set(name, String(integer(this.#tx.get(name)) + (v.op === '+' ? delta : -delta)));
+      const delta = integer(value);
+      this.#tx.set(name, String(integer(this.#tx.get(name)) + (op === '+' ? delta : -delta)));
     }
   }
 
@@ -438,7 +503,7 @@ class Transaction {
     const colon = value.indexOf(':', semi);
     const collection = (colon < 0 ? value.slice(semi + 1) : value.slice(semi + 1, colon)).toUpperCase();
     const selectorText = colon < 0 ? undefined : value.slice(colon + 1).toLowerCase();
-    const target: Target = { collection, selector: selectorText, count: false };
+    const target: Target = { collection, selector: selectorText, count: false, slot: -1 };
     if (name === 'ruleremovetargetbyid') this.#removedTargets.push({ id: Number(what), target });
     else this.#removedTargets.push({ tag: what, target });
   }
@@ -454,21 +519,19 @@ class Transaction {
 
   /**
    * Runs one phase; true when a rule denied the request, or the clock passed `deadline` (looked at
-   * every 8 rules: a clock read per rule would cost more than most rules).
+   * before every 8th rule that runs: a clock read per rule would cost more than most rules, and the
+   * rules passed over cost nothing).
    */
   run(list: PlanItem[], deadline: number): boolean {
     const kinds = kindsOf(list);
+    let ran = 0;
     for (let i = 0; i < list.length && !this.#stopped; i++) {
-      if ((i & 7) === 0 && performance.now() > deadline) {
-        this.exhausted = true;
-        return true;
-      }
       const kind = kinds[i] as number;
       if (kind === marker) continue;
       if (kind >= 0 && !hasBit(this.#hits, kind)) {
         // None of its values matches it: as if it had run and not (MATCHED_VARS is per rule), unless
         // a ctl removed it. Removals are rare: most requests skip it without reading the rule.
-        if (!this.#removing || !this.#removed(list[i] as Rule)) this.#matchedVars = [];
+        if (!this.#removing || !this.#removed(list[i] as Rule)) this.#matchedVars = noFields;
         continue;
       }
       const item = list[i] as PlanItem;
@@ -478,6 +541,11 @@ class Transaction {
           else this.#tx.set(name, value);
         }
         continue;
+      }
+      // Only the rules that run take time: the clock is read before every 8th of them.
+      if ((ran++ & 7) === 0 && performance.now() > deadline) {
+        this.exhausted = true;
+        return true;
       }
       const rule = item as Rule;
       if (this.#removing && this.#removed(rule)) continue;
@@ -532,7 +600,7 @@ export function planOf(rules: RuleSet, settings: WafSettings): PlanItem[][] {
   let plan = bySettings.get(key);
   if (plan === undefined) {
     const phases = [rules.phases.get(1) ?? [], rules.phases.get(2) ?? []];
-    plan = rules.planned ? planPhases(phases, () => new Transaction(rules, new Map(), settings, Infinity, [])) : phases;
+    plan = rules.planned ? planPhases(phases, () => new Transaction(rules, { collections: new Map(), head: undefined }, settings, Infinity, [])) : phases;
     bySettings.set(key, plan);
   }
   return plan;

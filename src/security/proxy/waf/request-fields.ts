@@ -7,6 +7,8 @@
 // memo (value-memo.ts): what a browser sends on every request (header and cookie names and values,
 // the method, argument names) from the rule set's stable memo; the target, argument values and the
 // body, which repeat less, from its volatile one, so that they cannot evict the others.
+import { headKey, type HeadFields, type HeadView } from './head-view.ts';
+import type { RepeatStore } from './repeat-store.ts';
 import type { ValueMemos, ValueMemo } from './value-memo.ts';
 
 export interface Field {
@@ -105,6 +107,8 @@ function multipart(body: string, boundary: string): MultipartParts {
 export interface RequestMemos {
   stable: ValueMemos;
   volatile: ValueMemos;
+  /** Requests' heads (head-view.ts). */
+  heads: RepeatStore<HeadView>;
 }
 
 /**
@@ -156,13 +160,14 @@ function bodyArgs(contentType: string, body: string): { processor: string; args:
   return { processor: '', args: [], parts: undefined, error: false };
 }
 
-/** Every variable of a request the rules may read, but TX and the MATCHED_* ones (the engine's). */
-export function requestCollections(req: WafRequest, startedAt: number, memos: RequestMemos): Collections {
-  const { stable, volatile } = memos;
-  const c: Collections = new Map();
-  const query = req.url.indexOf('?');
-  const rawPath = query < 0 ? req.url : req.url.slice(0, query);
-  const queryString = query < 0 ? '' : req.url.slice(query + 1);
+/** A request's variables: its collections, and the view of its head they were taken from, when its head is kept (head-view.ts). */
+export interface RequestVariables {
+  collections: Collections;
+  head: HeadView | undefined;
+}
+
+/** The head's collections, each value with its memo from the stable store. */
+function headFields(req: WafRequest, stable: ValueMemos): HeadFields {
   const headers: Field[] = [];
   for (let i = 0; i < req.headers.length; i += 2) {
     const value = req.headers[i + 1] ?? '';
@@ -170,9 +175,31 @@ export function requestCollections(req: WafRequest, startedAt: number, memos: Re
   }
   const header = (name: string): string => headers.filter((h) => h.name === name).map((h) => h.value).join(name === 'cookie' ? '; ' : ', ');
   const cookieFields = cookies(header('cookie'), stable);
+  return {
+    method: one(req.method, stable),
+    protocol: one(req.protocol, stable),
+    headers,
+    headerNames: names(headers, stable),
+    cookies: cookieFields,
+    cookieNames: names(cookieFields, stable),
+    contentType: header('content-type'),
+  };
+}
+
+/** Every variable of a request the rules may read, but TX and the MATCHED_* ones (the engine's). */
+export function requestCollections(req: WafRequest, startedAt: number, memos: RequestMemos): RequestVariables {
+  const { stable, volatile } = memos;
+  // A head seen before brings its fields made (head-view.ts); the rest is the request's own.
+  const key = headKey(req.method, req.protocol, req.headers);
+  const view = key === undefined ? undefined : memos.heads.of(key);
+  const head = view === undefined ? headFields(req, stable) : (view.fields ??= headFields(req, stable));
+  const c: Collections = new Map();
+  const query = req.url.indexOf('?');
+  const rawPath = query < 0 ? req.url : req.url.slice(0, query);
+  const queryString = query < 0 ? '' : req.url.slice(query + 1);
   const get = urlencodedArgs(queryString);
   const body = req.body.toString('latin1');
-  const parsed = bodyArgs(header('content-type'), body);
+  const parsed = bodyArgs(head.contentType, body);
   const args = [...get, ...parsed.args];
   args.forEach((arg, i) => (arg.memo = memoOf(volatile, arg.value, i)));
   const files = parsed.parts?.files ?? [];
@@ -191,12 +218,12 @@ export function requestCollections(req: WafRequest, startedAt: number, memos: Re
   c.set('ARGS_POST', parsed.args);
   c.set('ARGS_POST_NAMES', postNames);
   c.set('ARGS_COMBINED_SIZE', one(String(args.reduce((n, a) => n + a.name.length + a.value.length, 0)), stable));
-  c.set('REQUEST_HEADERS', headers);
-  c.set('REQUEST_HEADERS_NAMES', names(headers, stable));
-  c.set('REQUEST_COOKIES', cookieFields);
-  c.set('REQUEST_COOKIES_NAMES', names(cookieFields, stable));
-  c.set('REQUEST_METHOD', one(req.method, stable));
-  c.set('REQUEST_PROTOCOL', one(req.protocol, stable));
+  c.set('REQUEST_HEADERS', head.headers);
+  c.set('REQUEST_HEADERS_NAMES', head.headerNames);
+  c.set('REQUEST_COOKIES', head.cookies);
+  c.set('REQUEST_COOKIES_NAMES', head.cookieNames);
+  c.set('REQUEST_METHOD', head.method);
+  c.set('REQUEST_PROTOCOL', head.protocol);
   const uri = one(req.url, volatile);
   c.set('REQUEST_URI', uri);
   c.set('REQUEST_URI_RAW', uri);
@@ -216,6 +243,10 @@ export function requestCollections(req: WafRequest, startedAt: number, memos: Re
   c.set('UNIQUE_ID', one(req.id));
   c.set('DURATION', one(String(Math.round((performance.now() - startedAt) * 1000))));
   // Persistent collections (IP reputation, sessions) and XML: none kept, so nothing to read.
-  for (const empty of ['XML', 'IP', 'GLOBAL', 'SESSION', 'USER', 'GEO', 'RESOURCE']) c.set(empty, []);
-  return c;
+  for (const empty of unkept) c.set(empty, noFields);
+  return { collections: c, head: view };
 }
+
+const unkept = ['XML', 'IP', 'GLOBAL', 'SESSION', 'USER', 'GEO', 'RESOURCE'];
+/** What a collection the engine keeps nothing of holds (never written to). */
+const noFields: Field[] = [];

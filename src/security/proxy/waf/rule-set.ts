@@ -12,6 +12,8 @@ import { RuleHits } from './rule-hits.ts';
 import { parseActions, parseSecLang, type Directive } from './seclang.ts';
 import { TransformChains } from './transform-chains.ts';
 import { transformations } from './transformations.ts';
+import { newHeadView } from './head-view.ts';
+import { RepeatStore } from './repeat-store.ts';
 import { ValueMemos } from './value-memo.ts';
 
 /**
@@ -27,10 +29,13 @@ export interface RuleSetTuning {
   /** Values remembered per thread in each of the stable and volatile memos, and the longest remembered (value-memo.ts). */
   memoCapacity: number;
   memoMaxLength: number;
+  /** Requests' heads remembered per thread, and the longest remembered (head-view.ts). */
+  headCapacity: number;
+  headMaxLength: number;
 }
 
-const tuned: RuleSetTuning = { plan: true, hits: true, memoCapacity: 4096, memoMaxLength: 1024 };
-export const reference: RuleSetTuning = { plan: false, hits: false, memoCapacity: 0, memoMaxLength: 0 };
+const tuned: RuleSetTuning = { plan: true, hits: true, memoCapacity: 4096, memoMaxLength: 1024, headCapacity: 256, headMaxLength: 8192 };
+export const reference: RuleSetTuning = { plan: false, hits: false, memoCapacity: 0, memoMaxLength: 0, headCapacity: 0, headMaxLength: 0 };
 
 /** One variable a rule reads: `ARGS`, `ARGS:q`, `REQUEST_HEADERS:/^x-/`, `&TX:score`. */
 export interface Target {
@@ -39,6 +44,8 @@ export interface Target {
   selector: string | RegExp | undefined;
   /** `&`: the number of values, not the values. */
   count: boolean;
+  /** Where a request keeps the target's selected fields (engine.ts); unique per target text, -1 for the targets a ctl names. */
+  slot: number;
 }
 
 /** TX:0 … TX:9: what `capture` sets, the match then the regex's groups. */
@@ -126,6 +133,9 @@ const supportedCollections = new Set([
 /** Targets by their text: rules reading the same variable share one Target, which the engine selects once per request. */
 const targetsByText = new Map<string, Target>();
 
+/** How many targets have a slot: a request's selections are an array this long. */
+export const targetSlots = (): number => targetsByText.size;
+
 function parseTarget(text: string): Target {
   const known = targetsByText.get(text);
   if (known !== undefined) return known;
@@ -139,7 +149,7 @@ function parseTarget(text: string): Target {
   if (raw === undefined || raw === '') selector = undefined;
   else if (raw.length >= 2 && raw.startsWith('/') && raw.endsWith('/')) selector = new RegExp(raw.slice(1, -1), 'i');
   else selector = raw.replace(/^'|'$/g, '').toLowerCase();
-  const target = { collection, selector, count };
+  const target = { collection, selector, count, slot: targetsByText.size };
   targetsByText.set(text, target);
   return target;
 }
@@ -366,7 +376,11 @@ export function loadRuleSet(dir: string, tuning: RuleSetTuning = tuned): RuleSet
     chains,
     prefilter: new Prefilter(heads, chains),
     hits: new RuleHits(tuning.hits ? heads : []),
-    memos: { stable: new ValueMemos(tuning.memoCapacity, tuning.memoMaxLength), volatile: new ValueMemos(tuning.memoCapacity, tuning.memoMaxLength) },
+    memos: {
+      stable: new ValueMemos(tuning.memoCapacity, tuning.memoMaxLength),
+      volatile: new ValueMemos(tuning.memoCapacity, tuning.memoMaxLength),
+      heads: new RepeatStore(tuning.headCapacity, tuning.headMaxLength, newHeadView),
+    },
     planned: tuning.plan,
   };
 }

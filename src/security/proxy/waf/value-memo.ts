@@ -13,6 +13,14 @@
 // client sending ever new values only evicts (oldest first) and pays what it would have paid
 // without it.
 import type { Bits } from './literal-scanner.ts';
+import { RepeatStore } from './repeat-store.ts';
+
+/** A setvar with its macros expanded: what it writes to TX. */
+export interface TxWrite {
+  name: string;
+  op: '=' | '+' | '-' | '!';
+  value: string;
+}
 
 /** One value's findings. */
 export interface ValueMemo {
@@ -26,77 +34,20 @@ export interface ValueMemo {
   results: Map<number, readonly string[] | null>;
   /** The rules (by hit bit, rule-hits.ts) that match the value, among those run on it; undefined: none. */
   hits: Bits | undefined;
+  /** The words of `hits` that are not zero. */
+  hitWords: number[];
+  /** What a capturing rule's per-match setvars write when it matches the value (by the rule's slot; engine.ts PerMatch). */
+  writes: Map<number, TxWrite[]> | undefined;
   /** The hit groups (by slot) whose rules have been run on the value: bit slot of word slot >> 5. */
   ran: number[];
 }
 
-export const newMemo = (): ValueMemo => ({ found: [], groups: [], triggers: -1, results: new Map(), hits: undefined, ran: [] });
+export const newMemo = (): ValueMemo => ({ found: [], groups: [], triggers: -1, results: new Map(), hits: undefined, hitWords: [], writes: undefined, ran: [] });
 
-/** Strings in the order they came, at most `capacity`: the oldest goes when a new one comes. */
-class Ring {
-  readonly #values: string[] = [];
-  #next = 0;
-  readonly #capacity: number;
-
-  constructor(capacity: number) {
-    this.#capacity = capacity;
-  }
-
-  /** Adds `value`; the value it pushed out, if the ring was full. */
-  add(value: string): string | undefined {
-    if (this.#values.length < this.#capacity) {
-      this.#values.push(value);
-      return undefined;
-    }
-    const oldest = this.#values[this.#next];
-    this.#values[this.#next] = value;
-    this.#next = (this.#next + 1) % this.#capacity;
-    return oldest;
-  }
-}
-
-export class ValueMemos {
-  readonly #entries = new Map<string, ValueMemo>();
-  /**
-   * Eviction order. (Taking a Map's first key instead walks past every entry deleted before it,
-   * which V8 leaves in place until it rehashes: thousands of steps an eviction once the store is full.)
-   */
-  readonly #order: Ring;
-  /**
-   * Values seen once, not yet kept: a value is kept the second time it comes. What never repeats (a
-   * cache-busting argument, a request id, a flood of random values) then costs a string in this
-   * ring, not a memo that lives long enough to be collected from the old generation.
-   */
-  readonly #seen = new Set<string>();
-  readonly #seenOrder: Ring;
-  readonly #maxLength: number;
-
+/** A value's findings, kept from its second time on (repeat-store.ts). */
+export class ValueMemos extends RepeatStore<ValueMemo> {
   /** At most `capacity` values, each at most `maxLength` bytes long (and as many seen once). */
   constructor(capacity: number, maxLength: number) {
-    this.#order = new Ring(capacity);
-    this.#seenOrder = new Ring(capacity);
-    this.#maxLength = capacity === 0 ? -1 : maxLength;
-  }
-
-  /** The memo of `value`, made now if it is seen for the second time; undefined for a value seen for the first time, or too long to keep (or when none is kept). */
-  of(value: string): ValueMemo | undefined {
-    if (value.length > this.#maxLength) return undefined;
-    let memo = this.#entries.get(value);
-    if (memo !== undefined) return memo;
-    if (!this.#seen.delete(value)) {
-      this.#seen.add(value);
-      const forgotten = this.#seenOrder.add(value);
-      if (forgotten !== undefined) this.#seen.delete(forgotten);
-      return undefined;
-    }
-    memo = newMemo();
-    this.#entries.set(value, memo);
-    const evicted = this.#order.add(value);
-    if (evicted !== undefined) this.#entries.delete(evicted);
-    return memo;
-  }
-
-  get size(): number {
-    return this.#entries.size;
+    super(capacity, maxLength, newMemo);
   }
 }

@@ -1,0 +1,47 @@
+// What a request's head (method, protocol and header fields) gives the rules, kept per distinct
+// head. A browser sends the same header block with every request of a kind (a page's images, its
+// scripts, its API calls), and with it the same cookies: the fields of REQUEST_HEADERS,
+// REQUEST_COOKIES and their names, each with its value's memo, which of them each target selects,
+// and which value-wise rules match them (engine.ts) are then worked out once per head instead of
+// once per request, and a request looks its head up once instead of each of its values.
+//
+// All of it is a function of the head alone: the requests sending it share the fields, and the
+// engine adds to a field only what is a function of its value (its transformations, its memo).
+import type { Bits } from './literal-scanner.ts';
+import type { Field } from './request-fields.ts';
+
+/** The collections made from the head alone. */
+export const headCollections: ReadonlySet<string> = new Set(['REQUEST_METHOD', 'REQUEST_PROTOCOL', 'REQUEST_HEADERS', 'REQUEST_HEADERS_NAMES', 'REQUEST_COOKIES', 'REQUEST_COOKIES_NAMES']);
+
+/** The head's collections, and the header the body's processor is chosen by. */
+export interface HeadFields {
+  method: Field[];
+  protocol: Field[];
+  headers: Field[];
+  headerNames: Field[];
+  cookies: Field[];
+  cookieNames: Field[];
+  /** The Content-Type fields' values, joined. */
+  contentType: string;
+}
+
+export interface HeadView {
+  /** Made by the first request that finds the view new (request-fields.ts). */
+  fields: HeadFields | undefined;
+  /** Each target's fields among the head's collections, once selected, by the target's slot. */
+  selected: (Field[] | undefined)[];
+  /** The value-wise rules the head's fields match, by the plan's hit groups they were found for (engine.ts). */
+  hits: Map<object, Bits>;
+}
+
+export const newHeadView = (): HeadView => ({ fields: undefined, selected: [], hits: new Map() });
+
+/**
+ * The key of a head: method, protocol and fields, one per line. Undefined when a field holds a line
+ * feed or the method a space (the HTTP parsers refuse them), where two heads could have one key.
+ */
+export function headKey(method: string, protocol: string, fields: readonly string[]): string | undefined {
+  if (method.includes(' ') || method.includes('\n') || protocol.includes('\n')) return undefined;
+  for (const field of fields) if (field.includes('\n')) return undefined;
+  return `${method} ${protocol}\n${fields.join('\n')}`;
+}
