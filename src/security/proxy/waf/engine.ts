@@ -83,8 +83,25 @@ const integer = (text: string | undefined): number => {
 };
 
 const noCaptures: readonly string[] = [];
-/** MATCHED_VARS of a rule that matched nothing (never written to: a match makes a new list). */
-const noFields: Field[] = [];
+/** A match of a rule: the variable (its collection and field) and the value it matched, transformed. */
+interface Match {
+  collection: string;
+  field: Field;
+  value: string;
+}
+
+/** A match's variable's name (`ARGS:q`, `REQUEST_URI`), made only when a rule reads it: few do. */
+const matchName = ({ collection, field }: Match): string => (collection === 'MATCHED_VARS' || field.name === '' ? field.name || collection : `${collection}:${field.name}`);
+
+/** The matches of a rule that matched nothing (never written to: a match makes a new list). */
+const noMatches: Match[] = [];
+
+/**
+ * What a count (`&ARGS`) reads, one field whose value is the number: the small numbers' fields
+ * made once and shared (the engine adds to a field only what is a function of its value).
+ */
+const counts: Field[][] = Array.from({ length: 64 }, (_, n) => [{ name: '', value: String(n) }]);
+const countOf = (n: number): Field[] => counts[n] ?? [{ name: '', value: String(n) }];
 
 /** The literals (lower case) a TX selector's regex needs, one of which a name must hold to be selected. */
 const literalsOfSelector = new WeakMap<RegExp, string[] | undefined>();
@@ -110,9 +127,9 @@ class Transaction {
   /** What the last #test that matched matched: the value and what the operator captured. */
   #testValue = '';
   #testCaptured: readonly string[] = [];
-  #matchedVar = '';
-  #matchedVarName = '';
-  #matchedVars: Field[] = noFields;
+  /** The last match of any rule (MATCHED_VAR, MATCHED_VAR_NAME), and the last rule's matches (MATCHED_VARS). */
+  #lastMatch: Match | undefined;
+  #matches: Match[] = noMatches;
   #ruleId = 0;
   /** TX:0 … TX:n-1 may be set (by a capture or a setvar): the next capture unsets those past its own. */
   #captures = 0;
@@ -166,8 +183,8 @@ class Transaction {
 
   #macroValue({ collection, key }: MacroRef): string {
     if (collection === 'TX') return this.#tx.get(key ?? '') ?? '';
-    if (collection === 'MATCHED_VAR') return this.#matchedVar;
-    if (collection === 'MATCHED_VAR_NAME') return this.#matchedVarName;
+    if (collection === 'MATCHED_VAR') return this.#lastMatch?.value ?? '';
+    if (collection === 'MATCHED_VAR_NAME') return this.#lastMatch === undefined ? '' : matchName(this.#lastMatch);
     if (collection === 'RULE') return key === 'id' ? String(this.#ruleId) : '';
     const fields = this.#collections.get(collection) ?? [];
     return fields.find((f) => key === undefined || f.name.toLowerCase() === key)?.value ?? '';
@@ -178,13 +195,13 @@ class Transaction {
       case 'TX':
         return [...this.#tx].map(([name, value]) => ({ name, value }));
       case 'MATCHED_VAR':
-        return [{ name: '', value: this.#matchedVar }];
+        return [{ name: '', value: this.#lastMatch?.value ?? '' }];
       case 'MATCHED_VAR_NAME':
-        return [{ name: '', value: this.#matchedVarName }];
+        return [{ name: '', value: this.#lastMatch === undefined ? '' : matchName(this.#lastMatch) }];
       case 'MATCHED_VARS':
-        return this.#matchedVars;
+        return this.#matches.map((m) => ({ name: matchName(m), value: m.value }));
       case 'MATCHED_VARS_NAMES':
-        return this.#matchedVars.map((f) => ({ name: f.name, value: f.name }));
+        return this.#matches.map((m) => ({ name: matchName(m), value: matchName(m) }));
       default:
         return this.#collections.get(collection) ?? [];
     }
@@ -222,9 +239,9 @@ class Transaction {
   #txMatching(selector: RegExp): Field[] {
     const literals = selectorLiterals(selector);
     const out: Field[] = [];
-    for (const [name, value] of this.#tx) {
+    for (const name of this.#tx.keys()) {
       if (literals !== undefined && !literals.some((literal) => name.includes(literal))) continue;
-      if (selector.test(name)) out.push({ name, value });
+      if (selector.test(name)) out.push({ name, value: this.#tx.get(name) as string });
     }
     return out;
   }
@@ -408,19 +425,18 @@ class Transaction {
   #ruleMatches(rule: Rule): boolean {
     this.#ruleId = rule.id;
     if (rule.targets.length === 0) return rule.operator('', this.expand) !== undefined !== rule.negated;
-    let matchedNow: Field[] | undefined;
+    let matchedNow: Match[] | undefined;
     for (const target of rule.targets) {
       const all = this.#select(target);
-      const fields = target.count ? [{ name: '', value: String(all.length) }] : all;
+      const fields = target.count ? countOf(all.length) : all;
       for (const field of fields) {
         if (!target.count && this.#excluded(rule, target.collection, field)) continue;
         if (!this.#test(rule, field)) continue;
         const value = this.#testValue;
         const captured = this.#testCaptured;
-        const name = target.collection === 'MATCHED_VARS' || field.name === '' ? field.name || target.collection : `${target.collection}:${field.name}`;
-        this.#matchedVar = value;
-        this.#matchedVarName = name;
-        (matchedNow ??= []).push({ name, value });
+        const match = { collection: target.collection, field, value };
+        this.#lastMatch = match;
+        (matchedNow ??= []).push(match);
         if (rule.capture && !rule.negated) this.#capture(captured);
         // What names this match (a capture, the matched variable) is set now, for each match, as
         // ModSecurity 2 does: CRS's 920450 records every header name this way for its chained rule.
@@ -438,7 +454,7 @@ class Transaction {
       }
     }
     if (matchedNow === undefined) return false;
-    this.#matchedVars = matchedNow;
+    this.#matches = matchedNow;
     return true;
   }
 
@@ -453,7 +469,7 @@ class Transaction {
 
   /** The rule and its chain match: their actions run, head first. */
   #chainMatches(rule: Rule): boolean {
-    this.#matchedVars = noFields;
+    this.#matches = noMatches;
     for (let r: Rule | undefined = rule; r !== undefined; r = r.chain) if (!this.#ruleMatches(r)) return false;
     for (let r: Rule | undefined = rule; r !== undefined; r = r.chain) this.#act(r);
     return true;
@@ -531,7 +547,7 @@ class Transaction {
       if (kind >= 0 && !hasBit(this.#hits, kind)) {
         // None of its values matches it: as if it had run and not (MATCHED_VARS is per rule), unless
         // a ctl removed it. Removals are rare: most requests skip it without reading the rule.
-        if (!this.#removing || !this.#removed(list[i] as Rule)) this.#matchedVars = noFields;
+        if (!this.#removing || !this.#removed(list[i] as Rule)) this.#matches = noMatches;
         continue;
       }
       const item = list[i] as PlanItem;
