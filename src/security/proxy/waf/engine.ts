@@ -14,6 +14,7 @@ import { captureNames, targetSlots, type Rule, type RuleSet, type SetVar, type T
 import type { TransformStep } from './transform-chains.ts';
 import { triggersIn } from './transform-triggers.ts';
 import type { HitGroup } from './rule-hits.ts';
+import { TxVars } from './tx-vars.ts';
 import { newMemo, type TxWrite, type ValueMemo } from './value-memo.ts';
 
 export interface WafSettings {
@@ -110,6 +111,18 @@ function selectorLiterals(selector: RegExp): string[] | undefined {
   return literalsOfSelector.get(selector);
 }
 
+/** Whether a TX name is one a selector's regex picks: the regex runs only on names holding one of its literals. */
+const selectorTests = new WeakMap<RegExp, (name: string) => boolean>();
+function selectorTest(selector: RegExp): (name: string) => boolean {
+  let test = selectorTests.get(selector);
+  if (test === undefined) {
+    const literals = selectorLiterals(selector);
+    test = (name) => (literals === undefined || literals.some((literal) => name.includes(literal))) && selector.test(name);
+    selectorTests.set(selector, test);
+  }
+  return test;
+}
+
 // Lower-casing keeps a byte string's length: a name of another length is not the selector's.
 const selects = (selector: Target['selector'], name: string): boolean =>
   selector === undefined || (typeof selector === 'string' ? name.length === selector.length && (name === selector || name.toLowerCase() === selector) : selector.test(name));
@@ -119,7 +132,7 @@ class Transaction {
   readonly #collections: Collections;
   /** The view of the request's head, when it is kept (head-view.ts): what is selected of it and what its values match, shared by the requests sending it. */
   readonly #head: HeadView | undefined;
-  readonly #tx = new Map<string, string>();
+  readonly #tx: TxVars;
   /** The value-wise rules that match one of the values they read (rule-hits.ts). */
   readonly #hits: Bits;
   /** Each target's fields of the request, once selected, by the target's slot (targets are shared by the rules reading them: rule-set.ts). */
@@ -141,20 +154,17 @@ class Transaction {
 
   /** `deadline`: the inspection's (performance.now()); the prefilter's pass stops past it too. */
   /** `groups`: the value-wise rules the request's plan runs (rule-hits.ts). */
-  constructor(rules: RuleSet, variables: RequestVariables, settings: WafSettings, deadline: number, groups: readonly HitGroup[]) {
+  /** `start`: TX before the first rule runs (startOf). */
+  constructor(rules: RuleSet, variables: RequestVariables, start: ReadonlyMap<string, string>, deadline: number, groups: readonly HitGroup[]) {
     this.#rules = rules;
     this.#collections = variables.collections;
     this.#head = variables.head;
-    // What crs-setup.conf sets (rule 900990) and the operator's choices; rule 901 sets CRS's defaults for the rest.
-    this.#tx.set('crs_setup_version', '334');
-    this.#tx.set('paranoia_level', String(settings.paranoia));
-    this.#tx.set('executing_paranoia_level', String(settings.paranoia));
-    this.#tx.set('inbound_anomaly_score_threshold', String(settings.threshold));
+    this.#tx = new TxVars(start);
     this.#hits = this.#matching(groups, deadline);
   }
 
   /** TX as it stands (the plan's simulation reads it). */
-  get tx(): ReadonlyMap<string, string> {
+  get tx(): Pick<TxVars, 'get'> {
     return this.#tx;
   }
 
@@ -193,7 +203,7 @@ class Transaction {
   #fieldsOf(collection: string): Field[] {
     switch (collection) {
       case 'TX':
-        return [...this.#tx].map(([name, value]) => ({ name, value }));
+        return this.#tx.names().map((name) => ({ name, value: this.#tx.get(name) as string }));
       case 'MATCHED_VAR':
         return [{ name: '', value: this.#lastMatch?.value ?? '' }];
       case 'MATCHED_VAR_NAME':
@@ -237,13 +247,7 @@ class Transaction {
 
   /** TX variables whose names a regex selects (`TX:/^HEADER_NAME_/`): the regex runs only on names holding one of its literals. */
   #txMatching(selector: RegExp): Field[] {
-    const literals = selectorLiterals(selector);
-    const out: Field[] = [];
-    for (const name of this.#tx.keys()) {
-      if (literals !== undefined && !literals.some((literal) => name.includes(literal))) continue;
-      if (selector.test(name)) out.push({ name, value: this.#tx.get(name) as string });
-    }
-    return out;
+    return this.#tx.namesWhere(selector, selectorTest(selector)).map((name) => ({ name, value: this.#tx.get(name) as string }));
   }
 
   #removedTarget(rule: Rule, collection: string, name: string): boolean {
@@ -538,10 +542,10 @@ class Transaction {
    * before every 8th rule that runs: a clock read per rule would cost more than most rules, and the
    * rules passed over cost nothing).
    */
-  run(list: PlanItem[], deadline: number): boolean {
+  run(list: PlanItem[], deadline: number, from = 0): boolean {
     const kinds = kindsOf(list);
     let ran = 0;
-    for (let i = 0; i < list.length && !this.#stopped; i++) {
+    for (let i = from; i < list.length && !this.#stopped; i++) {
       const kind = kinds[i] as number;
       if (kind === marker) continue;
       if (kind >= 0 && !hasBit(this.#hits, kind)) {
@@ -616,10 +620,45 @@ export function planOf(rules: RuleSet, settings: WafSettings): PlanItem[][] {
   let plan = bySettings.get(key);
   if (plan === undefined) {
     const phases = [rules.phases.get(1) ?? [], rules.phases.get(2) ?? []];
-    plan = rules.planned ? planPhases(phases, () => new Transaction(rules, { collections: new Map(), head: undefined }, settings, Infinity, [])) : phases;
+    plan = rules.planned ? planPhases(phases, () => new Transaction(rules, { collections: new Map(), head: undefined }, settingsTx(settings), Infinity, [])) : phases;
     bySettings.set(key, plan);
   }
   return plan;
+}
+
+/** What crs-setup.conf sets (rule 900990) and the operator's choices; rule 901 sets CRS's defaults for the rest. */
+function settingsTx(settings: WafSettings): Map<string, string> {
+  return new Map([
+    ['crs_setup_version', '334'],
+    ['paranoia_level', String(settings.paranoia)],
+    ['executing_paranoia_level', String(settings.paranoia)],
+    ['inbound_anomaly_score_threshold', String(settings.threshold)],
+  ]);
+}
+
+/** Where a plan's requests start: TX with the settings and the plan's first preset (CRS's defaults) in place, and the phase items that then remain to run. */
+interface Start {
+  tx: ReadonlyMap<string, string>;
+  /** The first item of the first phase to run (1: its preset is in `tx`). */
+  from: number;
+}
+
+const starts = new WeakMap<PlanItem[][], Start>();
+function startOf(plan: PlanItem[][], settings: WafSettings): Start {
+  let start = starts.get(plan);
+  if (start === undefined) {
+    const tx = settingsTx(settings);
+    const first = plan[0]?.[0];
+    if (first !== undefined && isPreset(first)) {
+      for (const [name, value] of first.preset) {
+        if (value === undefined) tx.delete(name);
+        else tx.set(name, value);
+      }
+    }
+    start = { tx, from: first !== undefined && isPreset(first) ? 1 : 0 };
+    starts.set(plan, start);
+  }
+  return start;
 }
 
 function* planRules(plan: PlanItem[][]): Generator<Rule> {
@@ -631,13 +670,14 @@ export function inspect(rules: RuleSet, req: WafRequest, settings: WafSettings):
   const started = performance.now();
   const deadline = started + settings.budgetMs;
   const plan = planOf(rules, settings);
-  const groups = rules.hits.groups(plan, planRules(plan), rules.prefilter, settings.paranoia);
-  const t = new Transaction(rules, requestCollections(req, started, rules.memos), settings, deadline, groups);
+  const groups = rules.hits.groups(plan, () => planRules(plan), rules.prefilter, settings.paranoia);
+  const start = startOf(plan, settings);
+  const t = new Transaction(rules, requestCollections(req, started, rules.memos), start.tx, deadline, groups);
   // The prefilter's pass may already have spent the budget.
   let denied = t.exhausted;
-  for (const phase of plan) {
+  for (const [i, phase] of plan.entries()) {
     if (denied) break;
-    denied = t.run(phase, deadline);
+    denied = t.run(phase, deadline, i === 0 ? start.from : 0);
   }
   return { denied, score: t.score, matched: t.matched, exhausted: t.exhausted };
 }

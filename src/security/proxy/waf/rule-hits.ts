@@ -50,15 +50,15 @@ export class RuleHits {
   }
 
   /**
-   * The groups of the value-wise rules a plan runs (`rules`; only those: a rule the plan leaves out
+   * The groups of the value-wise rules a plan runs (`rules()`; only those: a rule the plan leaves out
    * must not cost a request anything), made the first time `plan` asks; `prefilter` at `paranoia`.
    */
-  groups(plan: object, rules: Iterable<Rule>, prefilter: Prefilter, paranoia: number): HitGroup[] {
+  groups(plan: object, rules: () => Iterable<Rule>, prefilter: Prefilter, paranoia: number): HitGroup[] {
     let groups = this.#groups.get(plan);
     if (groups !== undefined) return groups;
     // By target key: rules may name one variable in different ways (`User-Agent`, `user-agent`).
     const readers = new Map<string, { target: Target; rules: Rule[] }>();
-    for (const rule of rules) {
+    for (const rule of rules()) {
       if (rule.hitBit < 0) continue;
       for (const key of new Set(rule.targets.map(targetKey))) {
         let entry = readers.get(key);

@@ -46,7 +46,7 @@ export interface Simulator {
   evaluate(rule: Rule): boolean;
   /** The rule alone (not its chain), no actions: whether it matches. */
   matches(rule: Rule): boolean;
-  readonly tx: ReadonlyMap<string, string>;
+  readonly tx: { get(name: string): string | undefined };
 }
 
 /** What a rule's chain reads and writes. */
