@@ -138,6 +138,44 @@ test("a request's head is kept the second time it comes: its fields and what the
   assert.equal(rules.memos.heads.size, 256);
 });
 
+test('a chain reading only the head replays what it did the first time; not when the TX it selects held something before it', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-waf-head-chain-'));
+  fs.writeFileSync(
+    path.join(dir, 'REQUEST-900-TEST.conf'),
+    String.raw`
+SecAction "id:900001,phase:1,pass,nolog,setvar:'tx.restricted=/x-evil/ /proxy/',setvar:'tx.allowed=GET POST'"
+SecRule ARGS:pre "@streq 1" "id:900002,phase:1,pass,nolog,setvar:tx.hn_x-evil=/x-evil/"
+SecRule ARGS:strict "@streq 1" "id:900003,phase:1,pass,nolog,setvar:tx.allowed=GET"
+SecRule REQUEST_HEADERS_NAMES "@rx ^.*$" "id:920901,phase:2,block,capture,t:none,t:lowercase,setvar:'tx.hn_%{tx.0}=/%{tx.0}/',chain"
+    SecRule TX:/^HN_/ "@within %{tx.restricted}" "setvar:tx.anomaly_score=+5"
+SecRule REQUEST_METHOD "!@within %{tx.allowed}" "id:920902,phase:2,block,setvar:tx.anomaly_score=+5"
+SecRule TX:anomaly_score "@ge 5" "id:949901,phase:2,deny"
+`,
+  );
+  const tuned = loadRuleSet(dir);
+  const everyRule = loadRuleSet(dir, reference);
+  const post = (url: string): WafRequest => ({ ...request(url), method: 'POST' });
+  // Each head comes with targets that change what TX holds before the chains run: the replay must see it.
+  const cases: [WafRequest, boolean][] = [
+    [request('/', ['x-evil', '1']), true],
+    [request('/', ['proxy', 'http://203.0.113.9/']), true],
+    [request('/'), false],
+    // No restricted header, but a rule before the chain wrote what it selects.
+    [request('/?pre=1'), true],
+    [post('/'), false],
+    // The method is the same, the allowed ones are not.
+    [post('/?strict=1'), true],
+    [{ ...request('/'), method: 'DELETE' }, true],
+  ];
+  for (let pass = 0; pass < 3; pass++) {
+    for (const [req, denied] of cases) {
+      const verdict = inspect(tuned, req, { paranoia: 1, threshold: 5, budgetMs: Infinity });
+      assert.deepEqual(verdict, inspect(everyRule, req, { paranoia: 1, threshold: 5, budgetMs: Infinity }), `pass ${String(pass)}: ${req.headers.join(' ')}`);
+      assert.equal(verdict.denied, denied, `pass ${String(pass)}: ${req.headers.join(' ')}`);
+    }
+  }
+});
+
 test('a value-wise rule the plan leaves out never runs on a value; those it keeps run once per value', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-waf-hits-'));
   fs.writeFileSync(

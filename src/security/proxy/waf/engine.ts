@@ -5,6 +5,8 @@
 // for the log and the metrics.
 import type { Bits } from './literal-scanner.ts';
 import { hasBit, type PrefilterGroup } from './prefilter.ts';
+import { headChainOf, sameStrings, type ChainEvent, type Match } from './head-chain.ts';
+import { perMatchOfRule } from './per-match.ts';
 import { headCollections, type HeadView } from './head-view.ts';
 import { requestCollections, type Collections, type Field, type RequestVariables, type WafRequest } from './request-fields.ts';
 import { templateOf, type MacroRef } from './macro.ts';
@@ -37,36 +39,6 @@ export interface Verdict {
   exhausted: boolean;
 }
 
-/** A setvar naming what one match found (`%{tx.0}`…, `%{matched_var}`): it runs at each match, not once per rule. */
-const namesAMatch = /%\{(?:tx\.\d|matched_var)/i;
-
-/** A rule's setvars run at each match. */
-interface PerMatch {
-  setvars: SetVar[];
-  /**
-   * What they write is a function of the matched value alone: they name only the match's captures
-   * and MATCHED_VAR, and the rule captures and keeps its operator's result in a value's memo. A
-   * value's memo then keeps them expanded (CRS's 920450 writes one per header name of every request).
-   */
-  byValue: boolean;
-}
-
-/** Macros naming only what a match of a capturing rule sets: TX:0 … TX:9 and MATCHED_VAR. */
-const onlyTheMatch = (text: string): boolean =>
-  (templateOf(text)?.refs ?? []).every(({ collection, key }) => collection === 'MATCHED_VAR' || (collection === 'TX' && key !== undefined && captureNames.includes(key)));
-
-const perMatchOf = new WeakMap<Rule, PerMatch>();
-function perMatchOfRule(rule: Rule): PerMatch {
-  let found = perMatchOf.get(rule);
-  if (found === undefined) {
-    const setvars = rule.setvars.filter((v) => namesAMatch.test(v.name) || namesAMatch.test(v.value));
-    const byValue = rule.capture && !rule.negated && rule.memoSlot >= 0 && setvars.every((v) => onlyTheMatch(v.name) && onlyTheMatch(v.value));
-    found = { setvars, byValue };
-    perMatchOf.set(rule, found);
-  }
-  return found;
-}
-
 /** Where each marker is in a plan's phase, made once per phase: skipAfter goes on past it. */
 const markerIndexes = new WeakMap<PlanItem[], Map<string, number>>();
 function markerIndex(list: PlanItem[], marker: string): number {
@@ -84,13 +56,6 @@ const integer = (text: string | undefined): number => {
 };
 
 const noCaptures: readonly string[] = [];
-/** A match of a rule: the variable (its collection and field) and the value it matched, transformed. */
-interface Match {
-  collection: string;
-  field: Field;
-  value: string;
-}
-
 /** A match's variable's name (`ARGS:q`, `REQUEST_URI`), made only when a rule reads it: few do. */
 const matchName = ({ collection, field }: Match): string => (collection === 'MATCHED_VARS' || field.name === '' ? field.name || collection : `${collection}:${field.name}`);
 
@@ -144,6 +109,8 @@ class Transaction {
   #lastMatch: Match | undefined;
   #matches: Match[] = noMatches;
   #ruleId = 0;
+  /** While a head chain runs for the first time: what it does to TX, in order (head-chain.ts). */
+  #recording: ChainEvent[] | undefined;
   /** TX:0 … TX:n-1 may be set (by a capture or a setvar): the next capture unsets those past its own. */
   #captures = 0;
   readonly #removedIds: [number, number][] = [];
@@ -441,7 +408,10 @@ class Transaction {
         const match = { collection: target.collection, field, value };
         this.#lastMatch = match;
         (matchedNow ??= []).push(match);
-        if (rule.capture && !rule.negated) this.#capture(captured);
+        if (rule.capture && !rule.negated) {
+          this.#capture(captured);
+          this.#recording?.push(captured);
+        }
         // What names this match (a capture, the matched variable) is set now, for each match, as
         // ModSecurity 2 does: CRS's 920450 records every header name this way for its chained rule.
         const perMatch = perMatchOfRule(rule);
@@ -454,7 +424,14 @@ class Transaction {
             kept.set(rule.memoSlot, writes);
           }
           for (const write of writes) this.#assign(write);
-        } else for (const v of perMatch.setvars) this.#assign(this.#expandSetVar(v));
+          this.#recording?.push(...writes);
+        } else {
+          for (const v of perMatch.setvars) {
+            const write = this.#expandSetVar(v);
+            this.#assign(write);
+            this.#recording?.push(write);
+          }
+        }
       }
     }
     if (matchedNow === undefined) return false;
@@ -473,9 +450,43 @@ class Transaction {
 
   /** The rule and its chain match: their actions run, head first. */
   #chainMatches(rule: Rule): boolean {
+    if (!this.#headChainMatches(rule)) return false;
+    for (let r: Rule | undefined = rule; r !== undefined; r = r.chain) this.#act(r);
+    return true;
+  }
+
+  /** Whether the rule's chain matches, its actions left aside: answered from the head's view when the chain reads only the head (head-chain.ts). */
+  #headChainMatches(rule: Rule): boolean {
+    const view = this.#head;
+    const shape = view === undefined || this.#removedTargets.length > 0 ? null : headChainOf(rule);
+    if (view === undefined || shape === null) return this.#linksMatch(rule);
+    // What the chain checks that is not the head: the TX values its operators expand, and that
+    // the TX it selects holds nothing yet (it then holds only what the chain itself writes).
+    const args = shape.macroLinks.map((r) => this.expand(r.operatorArg));
+    for (const selector of shape.txSelectors) if (this.#tx.namesWhere(selector, selectorTest(selector)).length > 0) return this.#linksMatch(rule);
+    const known = view.chains.get(rule);
+    if (known !== undefined && sameStrings(known.args, args)) {
+      this.#ruleId = rule.id;
+      for (const event of known.events) {
+        if (Array.isArray(event)) this.#capture(event);
+        else this.#assign(event as TxWrite);
+      }
+      this.#matches = known.matches;
+      if (known.lastMatch !== undefined) this.#lastMatch = known.lastMatch;
+      return known.matched;
+    }
+    const before = this.#lastMatch;
+    this.#recording = [];
+    const matched = this.#linksMatch(rule);
+    view.chains.set(rule, { args, events: this.#recording, matched, matches: this.#matches, lastMatch: this.#lastMatch === before ? undefined : this.#lastMatch });
+    this.#recording = undefined;
+    return matched;
+  }
+
+  /** Whether each rule of the chain matches, in turn (MATCHED_VARS the last match's). */
+  #linksMatch(rule: Rule): boolean {
     this.#matches = noMatches;
     for (let r: Rule | undefined = rule; r !== undefined; r = r.chain) if (!this.#ruleMatches(r)) return false;
-    for (let r: Rule | undefined = rule; r !== undefined; r = r.chain) this.#act(r);
     return true;
   }
 

@@ -2,13 +2,16 @@
 // head. A browser sends the same header block with every request of a kind (a page's images, its
 // scripts, its API calls), and with it the same cookies: the fields of REQUEST_HEADERS,
 // REQUEST_COOKIES and their names, each with its value's memo, which of them each target selects,
-// and which value-wise rules match them (engine.ts) are then worked out once per head instead of
-// once per request, and a request looks its head up once instead of each of its values.
+// which value-wise rules match them (engine.ts) and how the rules reading only the head match it
+// (head-chain.ts) are then worked out once per head instead of once per request, and a request
+// looks its head up once instead of each of its values.
 //
 // All of it is a function of the head alone: the requests sending it share the fields, and the
 // engine adds to a field only what is a function of its value (its transformations, its memo).
+import type { ChainOutcome } from './head-chain.ts';
 import type { Bits } from './literal-scanner.ts';
 import type { Field } from './request-fields.ts';
+import type { Rule } from './rule-set.ts';
 
 /** The collections made from the head alone. */
 export const headCollections: ReadonlySet<string> = new Set(['REQUEST_METHOD', 'REQUEST_PROTOCOL', 'REQUEST_HEADERS', 'REQUEST_HEADERS_NAMES', 'REQUEST_COOKIES', 'REQUEST_COOKIES_NAMES']);
@@ -32,9 +35,11 @@ export interface HeadView {
   selected: (Field[] | undefined)[];
   /** The value-wise rules the head's fields match, by the plan's hit groups they were found for (engine.ts). */
   hits: Map<object, Bits>;
+  /** How the chains that read only the head matched it (head-chain.ts). */
+  chains: Map<Rule, ChainOutcome>;
 }
 
-export const newHeadView = (): HeadView => ({ fields: undefined, selected: [], hits: new Map() });
+export const newHeadView = (): HeadView => ({ fields: undefined, selected: [], hits: new Map(), chains: new Map() });
 
 /**
  * The key of a head: method, protocol and fields, one per line. Undefined when a field holds a line
