@@ -33,11 +33,14 @@ SecAction "id:900008,phase:2,pass,nolog,setvar:tx.after=1"
 SecRule TX:anomaly_score "@ge 5" "id:949901,phase:2,deny,msg:'blocked'"
 `;
 
-function ruleSetDir(): string {
+/** A rule set's directory holding `text` as its one request rule file. */
+function ruleSetWith(text: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-waf-plan-'));
-  fs.writeFileSync(path.join(dir, 'REQUEST-900-TEST.conf'), rulesText);
+  fs.writeFileSync(path.join(dir, 'REQUEST-900-TEST.conf'), text);
   return dir;
 }
+
+const ruleSetDir = (): string => ruleSetWith(rulesText);
 
 const request = (url: string, headers: string[] = []): WafRequest => ({
   method: 'GET',
@@ -139,9 +142,7 @@ test("a request's head is kept the second time it comes: its fields and what the
 });
 
 test('a chain reading only the head replays what it did the first time; not when the TX it selects held something before it', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-waf-head-chain-'));
-  fs.writeFileSync(
-    path.join(dir, 'REQUEST-900-TEST.conf'),
+  const dir = ruleSetWith(
     String.raw`
 SecAction "id:900001,phase:1,pass,nolog,setvar:'tx.restricted=/x-evil/ /proxy/',setvar:'tx.allowed=GET POST'"
 SecRule ARGS:pre "@streq 1" "id:900002,phase:1,pass,nolog,setvar:tx.hn_x-evil=/x-evil/"
@@ -177,9 +178,7 @@ SecRule TX:anomaly_score "@ge 5" "id:949901,phase:2,deny"
 });
 
 test('a value-wise rule the plan leaves out never runs on a value; those it keeps run once per value', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-waf-hits-'));
-  fs.writeFileSync(
-    path.join(dir, 'REQUEST-900-TEST.conf'),
+  const dir = ruleSetWith(
     String.raw`
 SecAction "id:900001,phase:1,pass,nolog,setvar:tx.sampling=100"
 SecRule TX:sampling "@eq 100" "id:900002,phase:1,pass,nolog,skipAfter:END-SAMPLING"

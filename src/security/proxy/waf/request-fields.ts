@@ -6,7 +6,8 @@
 // Every value but the per-request ones (the client's address, the request id, the time) carries its
 // memo (value-memo.ts): what a browser sends on every request (header and cookie names and values,
 // the method, argument names) from the rule set's stable memo; the target, argument values and the
-// body, which repeat less, from its volatile one, so that they cannot evict the others.
+// body, which repeat less, from its volatile one, so that they cannot evict the others. A head seen
+// before (method, protocol, header fields) brings its collections made, from its view (head-view.ts).
 import { headKey, type HeadFields, type HeadView } from './head-view.ts';
 import type { RepeatStore } from './repeat-store.ts';
 import type { ValueMemos, ValueMemo } from './value-memo.ts';

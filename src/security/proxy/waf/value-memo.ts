@@ -9,9 +9,8 @@
 // A rule set keeps two stores (request-fields.ts says which value goes where): a stable one for
 // what a client sends on every request (header and cookie names and values, the method, argument
 // names) and a volatile one for the target, argument values and the body, so that a stream of new
-// targets cannot evict the headers. Each is bounded in entries and in the length of a value; a
-// client sending ever new values only evicts (oldest first) and pays what it would have paid
-// without it.
+// targets cannot evict the headers. Each is a RepeatStore (repeat-store.ts): a value is kept the
+// second time it comes, bounded in entries and in the length of a value.
 import type { Bits } from './literal-scanner.ts';
 import { RepeatStore } from './repeat-store.ts';
 
