@@ -7,7 +7,7 @@ import type { Bits } from './literal-scanner.ts';
 import { hasBit, type PrefilterGroup } from './prefilter.ts';
 import { headChainOf, sameStrings, type ChainEvent, type Match } from './head-chain.ts';
 import { perMatchOfRule } from './per-match.ts';
-import { headCollections, type HeadView } from './head-view.ts';
+import type { HeadView } from './head-view.ts';
 import { requestCollections, type Collections, type Field, type RequestVariables, type WafRequest } from './request-fields.ts';
 import { templateOf, type MacroRef } from './macro.ts';
 import { requiredLiterals } from './required-literals.ts';
@@ -163,7 +163,7 @@ class Transaction {
     if (collection === 'MATCHED_VAR') return this.#lastMatch?.value ?? '';
     if (collection === 'MATCHED_VAR_NAME') return this.#lastMatch === undefined ? '' : matchName(this.#lastMatch);
     if (collection === 'RULE') return key === 'id' ? String(this.#ruleId) : '';
-    const fields = this.#collections.get(collection) ?? [];
+    const fields = this.#collections[collection] ?? [];
     return fields.find((f) => key === undefined || f.name.toLowerCase() === key)?.value ?? '';
   }
 
@@ -180,7 +180,7 @@ class Transaction {
       case 'MATCHED_VARS_NAMES':
         return this.#matches.map((m) => ({ name: matchName(m), value: matchName(m) }));
       default:
-        return this.#collections.get(collection) ?? [];
+        return this.#collections[collection] ?? [];
     }
   }
 
@@ -202,10 +202,10 @@ class Transaction {
       return selector === undefined ? all : all.filter((f) => selects(selector, f.name));
     }
     // What is selected of the head is the same for every request sending it: kept with the head.
-    const selected = this.#head !== undefined && headCollections.has(collection) ? this.#head.selected : this.#selected;
+    const selected = this.#head !== undefined && target.head ? this.#head.selected : this.#selected;
     let fields = selected[target.slot];
     if (fields === undefined) {
-      const all = this.#collections.get(collection) ?? [];
+      const all = this.#collections[collection] ?? [];
       fields = selector === undefined ? all : all.filter((f) => selects(selector, f.name));
       selected[target.slot] = fields;
     }
@@ -256,7 +256,7 @@ class Transaction {
       const bit = 1 << (group.slot & 31);
       const mask = group.mask;
       let into = found;
-      if (headCollections.has(group.target.collection)) {
+      if (group.target.head) {
         if (known !== undefined) continue;
         into = fromHead ?? found;
       }
@@ -534,7 +534,7 @@ class Transaction {
     const colon = value.indexOf(':', semi);
     const collection = (colon < 0 ? value.slice(semi + 1) : value.slice(semi + 1, colon)).toUpperCase();
     const selectorText = colon < 0 ? undefined : value.slice(colon + 1).toLowerCase();
-    const target: Target = { collection, selector: selectorText, count: false, slot: -1 };
+    const target: Target = { collection, selector: selectorText, count: false, slot: -1, head: false };
     if (name === 'ruleremovetargetbyid') this.#removedTargets.push({ id: Number(what), target });
     else this.#removedTargets.push({ tag: what, target });
   }
@@ -631,7 +631,7 @@ export function planOf(rules: RuleSet, settings: WafSettings): PlanItem[][] {
   let plan = bySettings.get(key);
   if (plan === undefined) {
     const phases = [rules.phases.get(1) ?? [], rules.phases.get(2) ?? []];
-    plan = rules.planned ? planPhases(phases, () => new Transaction(rules, { collections: new Map(), head: undefined }, settingsTx(settings), Infinity, [])) : phases;
+    plan = rules.planned ? planPhases(phases, () => new Transaction(rules, { collections: {}, head: undefined }, settingsTx(settings), Infinity, [])) : phases;
     bySettings.set(key, plan);
   }
   return plan;

@@ -12,7 +12,7 @@ import { RuleHits } from './rule-hits.ts';
 import { parseActions, parseSecLang, type Directive } from './seclang.ts';
 import { TransformChains } from './transform-chains.ts';
 import { transformations } from './transformations.ts';
-import { newHeadView } from './head-view.ts';
+import { headCollections, newHeadView } from './head-view.ts';
 import { RepeatStore } from './repeat-store.ts';
 import { ValueMemos } from './value-memo.ts';
 
@@ -46,6 +46,8 @@ export interface Target {
   count: boolean;
   /** Where a request keeps the target's selected fields (engine.ts); unique per target text, -1 for the targets a ctl names. */
   slot: number;
+  /** It reads a collection made from the request's head alone (head-view.ts). */
+  head: boolean;
 }
 
 /** TX:0 … TX:9: what `capture` sets, the match then the regex's groups. */
@@ -121,14 +123,17 @@ export interface RuleSet {
 
 export class UnsupportedRule extends Error {}
 
-const supportedCollections = new Set([
-  'ARGS', 'ARGS_NAMES', 'ARGS_GET', 'ARGS_GET_NAMES', 'ARGS_POST', 'ARGS_POST_NAMES', 'ARGS_COMBINED_SIZE',
-  'REQUEST_HEADERS', 'REQUEST_HEADERS_NAMES', 'REQUEST_COOKIES', 'REQUEST_COOKIES_NAMES', 'REQUEST_METHOD',
-  'REQUEST_PROTOCOL', 'REQUEST_URI', 'REQUEST_URI_RAW', 'REQUEST_LINE', 'REQUEST_FILENAME', 'REQUEST_BASENAME',
-  'QUERY_STRING', 'REQUEST_BODY', 'REQUEST_BODY_LENGTH', 'REQBODY_PROCESSOR', 'REQBODY_ERROR', 'FILES', 'FILES_NAMES',
-  'FILES_COMBINED_SIZE', 'MULTIPART_PART_HEADERS', 'REMOTE_ADDR', 'UNIQUE_ID', 'DURATION', 'XML', 'IP', 'GLOBAL',
-  'SESSION', 'USER', 'GEO', 'RESOURCE', 'TX', 'MATCHED_VAR', 'MATCHED_VAR_NAME', 'MATCHED_VARS', 'MATCHED_VARS_NAMES',
-]);
+/** The collections the engine knows, each name by itself (the literals here are the one string each name is then). */
+const supportedCollections = new Map(
+  [
+    'ARGS', 'ARGS_NAMES', 'ARGS_GET', 'ARGS_GET_NAMES', 'ARGS_POST', 'ARGS_POST_NAMES', 'ARGS_COMBINED_SIZE',
+    'REQUEST_HEADERS', 'REQUEST_HEADERS_NAMES', 'REQUEST_COOKIES', 'REQUEST_COOKIES_NAMES', 'REQUEST_METHOD',
+    'REQUEST_PROTOCOL', 'REQUEST_URI', 'REQUEST_URI_RAW', 'REQUEST_LINE', 'REQUEST_FILENAME', 'REQUEST_BASENAME',
+    'QUERY_STRING', 'REQUEST_BODY', 'REQUEST_BODY_LENGTH', 'REQBODY_PROCESSOR', 'REQBODY_ERROR', 'FILES', 'FILES_NAMES',
+    'FILES_COMBINED_SIZE', 'MULTIPART_PART_HEADERS', 'REMOTE_ADDR', 'UNIQUE_ID', 'DURATION', 'XML', 'IP', 'GLOBAL',
+    'SESSION', 'USER', 'GEO', 'RESOURCE', 'TX', 'MATCHED_VAR', 'MATCHED_VAR_NAME', 'MATCHED_VARS', 'MATCHED_VARS_NAMES',
+  ].map((name) => [name, name]),
+);
 
 /** Targets by their text: rules reading the same variable share one Target, which the engine selects once per request. */
 const targetsByText = new Map<string, Target>();
@@ -142,14 +147,15 @@ function parseTarget(text: string): Target {
   const count = text.startsWith('&');
   const body = count ? text.slice(1) : text;
   const colon = body.indexOf(':');
-  const collection = (colon < 0 ? body : body.slice(0, colon)).toUpperCase();
-  if (!supportedCollections.has(collection)) throw new UnsupportedRule(`variable ${collection}`);
+  // The name as written in supportedCollections: one string, which property reads find at once.
+  const collection = supportedCollections.get((colon < 0 ? body : body.slice(0, colon)).toUpperCase());
+  if (collection === undefined) throw new UnsupportedRule(`variable ${(colon < 0 ? body : body.slice(0, colon)).toUpperCase()}`);
   const raw = colon < 0 ? undefined : body.slice(colon + 1);
   let selector: string | RegExp | undefined;
   if (raw === undefined || raw === '') selector = undefined;
   else if (raw.length >= 2 && raw.startsWith('/') && raw.endsWith('/')) selector = new RegExp(raw.slice(1, -1), 'i');
   else selector = raw.replace(/^'|'$/g, '').toLowerCase();
-  const target = { collection, selector, count, slot: targetsByText.size };
+  const target = { collection, selector, count, slot: targetsByText.size, head: headCollections.has(collection) };
   targetsByText.set(text, target);
   return target;
 }
