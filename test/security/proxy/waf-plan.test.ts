@@ -167,6 +167,9 @@ SecRule TX:anomaly_score "@ge 5" "id:949901,phase:2,deny"
     // The method is the same, the allowed ones are not.
     [post('/?strict=1'), true],
     [{ ...request('/'), method: 'DELETE' }, true],
+    // One header block (the key of the proxy's HTTP/1 requests) sent with two methods: a view serves one.
+    [{ ...request('/'), headerBlock: 'Host: shop.example\r\nUser-Agent: curl/8.5.0' }, false],
+    [{ ...request('/'), method: 'DELETE', headerBlock: 'Host: shop.example\r\nUser-Agent: curl/8.5.0' }, true],
   ];
   for (let pass = 0; pass < 3; pass++) {
     for (const [req, denied] of cases) {

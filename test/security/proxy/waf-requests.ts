@@ -16,7 +16,9 @@ export function benignWafRequests(): WafRequest[] {
     const [line = '', ...lines] = raw.subarray(0, end).toString('latin1').split('\r\n');
     const [method = '', url = '', protocol = ''] = line.split(' ');
     const headers = lines.flatMap((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]);
-    return { method, url, protocol, headers, client: '198.51.100.7', body: raw.subarray(end + 4), id: 'x' };
+    // As the proxy's HTTP/1 parser gives it: the header lines as sent.
+    const headerBlock = lines.join('\r\n');
+    return { method, url, protocol, headers, headerBlock, client: '198.51.100.7', body: raw.subarray(end + 4), id: 'x' };
   });
 }
 

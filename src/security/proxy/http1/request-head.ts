@@ -22,6 +22,8 @@ export interface RequestHead {
   minor: 0 | 1;
   /** Header names (lower case) and values, in order: name, value, name, value, ... */
   fields: string[];
+  /** The header lines as the client sent them (after the request line; `fields` is what they parse to): the WAF's key of a head. */
+  block: string;
   /** -1: none declared. */
   contentLength: number;
   chunked: boolean;
@@ -175,6 +177,7 @@ export function parseRequestHead(text: string, maxFields: number): RequestHead |
     url: text.slice(firstSpace + 1, secondSpace),
     minor,
     fields,
+    block: text.slice(Math.min(lineEnd + 2, text.length)),
     contentLength,
     chunked,
     keepAlive: minor === 1 ? !connection.close : connection.keepAlive && !connection.close,

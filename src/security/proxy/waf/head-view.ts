@@ -10,7 +10,7 @@
 // engine adds to a field only what is a function of its value (its transformations, its memo).
 import type { ChainOutcome } from './head-chain.ts';
 import type { Bits } from './literal-scanner.ts';
-import type { Field } from './request-fields.ts';
+import type { Field, WafRequest } from './request-fields.ts';
 import type { Rule } from './rule-set.ts';
 
 /** The collections made from the head alone. */
@@ -42,11 +42,14 @@ export interface HeadView {
 export const newHeadView = (): HeadView => ({ fields: undefined, selected: [], hits: new Map(), chains: new Map() });
 
 /**
- * The key of a head: method, protocol and fields, one per line. Undefined when a field holds a line
- * feed or the method a space (the HTTP parsers refuse them), where two heads could have one key.
+ * The key of a request's head: its header lines as the client sent them (HTTP/1, whose parser
+ * refused what would not parse the same way again: the view is checked for the method and protocol),
+ * or else method, protocol and fields, one per line; undefined when a field holds a line feed or the
+ * method a space (the parsers refuse them), where two heads could have one key.
  */
-export function headKey(method: string, protocol: string, fields: readonly string[]): string | undefined {
-  if (method.includes(' ') || method.includes('\n') || protocol.includes('\n')) return undefined;
-  for (const field of fields) if (field.includes('\n')) return undefined;
-  return `${method} ${protocol}\n${fields.join('\n')}`;
+export function headKey(req: WafRequest): string | undefined {
+  if (req.headerBlock !== undefined) return req.headerBlock;
+  if (req.method.includes(' ') || req.method.includes('\n') || req.protocol.includes('\n')) return undefined;
+  for (const field of req.headers) if (field.includes('\n')) return undefined;
+  return `${req.method} ${req.protocol}\n${req.headers.join('\n')}`;
 }

@@ -31,6 +31,8 @@ export interface WafRequest {
   protocol: string;
   /** Flat name, value list; names in lower case. */
   headers: string[];
+  /** The header lines as the client sent them, which `headers` was parsed from (HTTP/1): the key of the request's head (head-view.ts). */
+  headerBlock?: string;
   client: string;
   /** The inspected part of the body (all of it when shorter than the WAF's body limit). */
   body: Buffer;
@@ -192,8 +194,10 @@ function headFields(req: WafRequest, stable: ValueMemos): HeadFields {
 export function requestCollections(req: WafRequest, startedAt: number, memos: RequestMemos): RequestVariables {
   const { stable, volatile } = memos;
   // A head seen before brings its fields made (head-view.ts); the rest is the request's own.
-  const key = headKey(req.method, req.protocol, req.headers);
-  const view = key === undefined ? undefined : memos.heads.of(key);
+  const key = headKey(req);
+  let view = key === undefined ? undefined : memos.heads.of(key);
+  // A header block is the key of the requests sending it with every method and protocol: a view serves the first.
+  if (view?.fields !== undefined && (view.fields.method[0]?.value !== req.method || view.fields.protocol[0]?.value !== req.protocol)) view = undefined;
   const head = view === undefined ? headFields(req, stable) : (view.fields ??= headFields(req, stable));
   const query = req.url.indexOf('?');
   const rawPath = query < 0 ? req.url : req.url.slice(0, query);

@@ -135,6 +135,7 @@ export class Waf {
       url: req.url ?? '/',
       protocol: `HTTP/${req.httpVersionMajor === 2 ? '2.0' : req.httpVersion}`,
       headers: headerList(exchange),
+      headerBlock: req instanceof ClientRequest ? req.head.block : undefined,
       client: exchange.client,
       body,
       id: requestId,
