@@ -7,7 +7,7 @@ import { ValueMemos } from '../../../src/security/proxy/waf/value-memo.ts';
 import { RepeatStore } from '../../../src/security/proxy/waf/repeat-store.ts';
 import { newHeadView } from '../../../src/security/proxy/waf/head-view.ts';
 
-const memos = { stable: new ValueMemos(0, 0), volatile: new ValueMemos(0, 0), heads: new RepeatStore(0, 0, newHeadView) };
+const memos = { stable: new ValueMemos(0, 0), volatile: new ValueMemos(0, 0), heads: new RepeatStore(0, 0, newHeadView), addresses: new ValueMemos(0, 0) };
 
 const argsOf = (query: string): [string, string][] => {
   const req: WafRequest = { method: 'GET', url: `/?${query}`, protocol: 'HTTP/1.1', headers: ['host', 'shop.example'], client: '198.51.100.7', body: Buffer.alloc(0), id: 'x' };

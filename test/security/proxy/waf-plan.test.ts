@@ -214,6 +214,18 @@ test('argument values go to the volatile memo: however many, they evict no heade
   assert.equal(rules.memos.volatile.size, 4096, 'the arguments filled the volatile memo');
 });
 
+test("clients' addresses go to a store of their own: a flood from many addresses evicts only addresses", () => {
+  const rules = loadRuleSet(ruleSetDir());
+  const settings = { paranoia: 1, threshold: 5, budgetMs: Infinity };
+  for (let twice = 0; twice < 2; twice++) inspect(rules, request('/'), settings);
+  const kept = rules.memos.stable.of('curl/8.5.0');
+  assert.ok(kept !== undefined && rules.memos.addresses.of('198.51.100.7') !== undefined);
+  // Each address twice: kept the second time.
+  for (let i = 0; i < 3000; i++) for (let twice = 0; twice < 2; twice++) inspect(rules, { ...request('/'), client: `10.0.${String(i >> 8)}.${String(i & 255)}` }, settings);
+  assert.equal(rules.memos.addresses.size, 1024);
+  assert.equal(rules.memos.stable.of('curl/8.5.0'), kept, 'the User-Agent is still remembered');
+});
+
 test('one request with thousands of arguments looks up only its first ones: it evicts little of what others sent', () => {
   const rules = loadRuleSet(ruleSetDir());
   const settings = { paranoia: 1, threshold: 5, budgetMs: Infinity };

@@ -3,10 +3,11 @@
 // (latin1: one character per byte, as ModSecurity's C strings). Query and urlencoded bodies are
 // URL-decoded once, as ModSecurity does; JSON bodies are flattened to `json.a.b` names, arrays to
 // `json.list.array_0`; multipart bodies give their fields to ARGS_POST and file names to FILES.
-// Every value but the per-request ones (the client's address, the request id, the time) carries its
+// Every value but the per-request ones (the request id, the time) carries its
 // memo (value-memo.ts): what a browser sends on every request (header and cookie names and values,
 // the method, argument names) from the rule set's stable memo; the target, argument values and the
-// body, which repeat less, from its volatile one, so that they cannot evict the others. A head seen
+// body, which repeat less, from its volatile one, so that they cannot evict the others; the client's
+// address from a store of its own, so that a flood from many addresses evicts only addresses. A head seen
 // before (method, protocol, header fields) brings its collections made, from its view (head-view.ts).
 import { headKey, type HeadFields, type HeadView } from './head-view.ts';
 import type { RepeatStore } from './repeat-store.ts';
@@ -140,6 +141,8 @@ export interface RequestMemos {
   volatile: ValueMemos;
   /** Requests' heads (head-view.ts). */
   heads: RepeatStore<HeadView>;
+  /** Clients' addresses (REMOTE_ADDR). */
+  addresses: ValueMemos;
 }
 
 /**
@@ -272,7 +275,7 @@ export function requestCollections(req: WafRequest, startedAt: number, memos: Re
     FILES_NAMES: names(files, stable),
     FILES_COMBINED_SIZE: one('0', stable),
     MULTIPART_PART_HEADERS: partHeaders,
-    REMOTE_ADDR: one(req.client),
+    REMOTE_ADDR: one(req.client, memos.addresses),
     UNIQUE_ID: one(req.id),
     DURATION: one(String(Math.round((performance.now() - startedAt) * 1000))),
     // Persistent collections (IP reputation, sessions) and XML: none kept, so nothing to read.

@@ -386,6 +386,8 @@ export function loadRuleSet(dir: string, tuning: RuleSetTuning = tuned): RuleSet
       stable: new ValueMemos(tuning.memoCapacity, tuning.memoMaxLength),
       volatile: new ValueMemos(tuning.memoCapacity, tuning.memoMaxLength),
       heads: new RepeatStore(tuning.headCapacity, tuning.headMaxLength, newHeadView),
+      // An address is at most 45 characters (IPv6 with an embedded IPv4).
+      addresses: new ValueMemos(tuning.headCapacity * 4, 45),
     },
     planned: tuning.plan,
   };
