@@ -69,19 +69,15 @@ const noMatches: Match[] = [];
 const counts: Field[][] = Array.from({ length: 64 }, (_, n) => [{ name: '', value: String(n) }]);
 const countOf = (n: number): Field[] => counts[n] ?? [{ name: '', value: String(n) }];
 
-/** The literals (lower case) a TX selector's regex needs, one of which a name must hold to be selected. */
-const literalsOfSelector = new WeakMap<RegExp, string[] | undefined>();
-function selectorLiterals(selector: RegExp): string[] | undefined {
-  if (!literalsOfSelector.has(selector)) literalsOfSelector.set(selector, requiredLiterals(selector.source));
-  return literalsOfSelector.get(selector);
-}
-
-/** Whether a TX name is one a selector's regex picks: the regex runs only on names holding one of its literals. */
+/**
+ * Whether a TX name is one a selector's regex picks: the regex runs only on names holding one of the
+ * literals (lower case) it needs.
+ */
 const selectorTests = new WeakMap<RegExp, (name: string) => boolean>();
 function selectorTest(selector: RegExp): (name: string) => boolean {
   let test = selectorTests.get(selector);
   if (test === undefined) {
-    const literals = selectorLiterals(selector);
+    const literals = requiredLiterals(selector.source);
     test = (name) => (literals === undefined || literals.some((literal) => name.includes(literal))) && selector.test(name);
     selectorTests.set(selector, test);
   }
@@ -567,10 +563,7 @@ class Transaction {
       }
       const item = list[i] as PlanItem;
       if (kind === preset) {
-        for (const [name, value] of (item as Preset).preset) {
-          if (value === undefined) this.#tx.delete(name);
-          else this.#tx.set(name, value);
-        }
+        applyPreset(this.#tx, item as Preset);
         continue;
       }
       // Only the rules that run take time: the clock is read before every 8th of them.
@@ -637,6 +630,14 @@ export function planOf(rules: RuleSet, settings: WafSettings): PlanItem[][] {
   return plan;
 }
 
+/** Puts a preset's TX values in place (undefined: the variable unset), in a request's TX or a plan's start. */
+function applyPreset(tx: { set(name: string, value: string): unknown; delete(name: string): unknown }, { preset }: Preset): void {
+  for (const [name, value] of preset) {
+    if (value === undefined) tx.delete(name);
+    else tx.set(name, value);
+  }
+}
+
 /** What crs-setup.conf sets (rule 900990) and the operator's choices; rule 901 sets CRS's defaults for the rest. */
 function settingsTx(settings: WafSettings): Map<string, string> {
   return new Map([
@@ -660,13 +661,9 @@ function startOf(plan: PlanItem[][], settings: WafSettings): Start {
   if (start === undefined) {
     const tx = settingsTx(settings);
     const first = plan[0]?.[0];
-    if (first !== undefined && isPreset(first)) {
-      for (const [name, value] of first.preset) {
-        if (value === undefined) tx.delete(name);
-        else tx.set(name, value);
-      }
-    }
-    start = { tx, from: first !== undefined && isPreset(first) ? 1 : 0 };
+    const leads = first !== undefined && isPreset(first);
+    if (leads) applyPreset(tx, first);
+    start = { tx, from: leads ? 1 : 0 };
     starts.set(plan, start);
   }
   return start;

@@ -14,7 +14,7 @@ import type { Field } from './request-fields.ts';
 import { headCollections } from './head-view.ts';
 import { templateOf } from './macro.ts';
 import { perMatchOfRule } from './per-match.ts';
-import type { Rule } from './rule-set.ts';
+import { captureNames, type Rule } from './rule-set.ts';
 import type { TxWrite } from './value-memo.ts';
 
 /** A match of a rule: the variable (its collection and field) and the value it matched, transformed. */
@@ -62,7 +62,7 @@ function shapeOf(head: Rule): HeadChain | null {
   // What the chain writes while matching: an operator expanding one of them reads the chain's own doing.
   const writes: string[] = [];
   for (let r: Rule | undefined = head; r !== undefined; r = r.chain) {
-    if (r.capture) writes.push(...Array.from({ length: 10 }, (_, i) => String(i)));
+    if (r.capture) writes.push(...captureNames);
     for (const v of perMatchOfRule(r).setvars) {
       const macro = v.name.indexOf('%{');
       writes.push(macro < 0 ? v.name : v.name.slice(0, macro));

@@ -3,12 +3,12 @@
 // (latin1: one character per byte, as ModSecurity's C strings). Query and urlencoded bodies are
 // URL-decoded once, as ModSecurity does; JSON bodies are flattened to `json.a.b` names, arrays to
 // `json.list.array_0`; multipart bodies give their fields to ARGS_POST and file names to FILES.
-// Every value but the per-request ones (the request id, the time) carries its
-// memo (value-memo.ts): what a browser sends on every request (header and cookie names and values,
-// the method, argument names) from the rule set's stable memo; the target, argument values and the
-// body, which repeat less, from its volatile one, so that they cannot evict the others; the client's
-// address from a store of its own, so that a flood from many addresses evicts only addresses. A head seen
-// before (method, protocol, header fields) brings its collections made, from its view (head-view.ts).
+// Every value but the per-request ones (the request id, the time) carries its memo (value-memo.ts):
+// what a browser sends on every request (header and cookie names and values, the method, argument
+// names) from the rule set's stable memo; the target, argument values and the body, which repeat
+// less, from its volatile one, so that they cannot evict the others; the client's address from a
+// store of its own, so that a flood from many addresses evicts only addresses. A head seen before
+// brings its collections made, from its view (head-view.ts).
 import { headKey, type HeadFields, type HeadView } from './head-view.ts';
 import type { RepeatStore } from './repeat-store.ts';
 import type { ValueMemos, ValueMemo } from './value-memo.ts';

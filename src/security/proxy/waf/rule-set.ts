@@ -32,10 +32,12 @@ export interface RuleSetTuning {
   /** Requests' heads remembered per thread, and the longest remembered (head-view.ts). */
   headCapacity: number;
   headMaxLength: number;
+  /** Clients' addresses remembered per thread (REMOTE_ADDR's memo). */
+  addressCapacity: number;
 }
 
-const tuned: RuleSetTuning = { plan: true, hits: true, memoCapacity: 4096, memoMaxLength: 1024, headCapacity: 256, headMaxLength: 8192 };
-export const reference: RuleSetTuning = { plan: false, hits: false, memoCapacity: 0, memoMaxLength: 0, headCapacity: 0, headMaxLength: 0 };
+const tuned: RuleSetTuning = { plan: true, hits: true, memoCapacity: 4096, memoMaxLength: 1024, headCapacity: 256, headMaxLength: 8192, addressCapacity: 1024 };
+export const reference: RuleSetTuning = { plan: false, hits: false, memoCapacity: 0, memoMaxLength: 0, headCapacity: 0, headMaxLength: 0, addressCapacity: 0 };
 
 /** One variable a rule reads: `ARGS`, `ARGS:q`, `REQUEST_HEADERS:/^x-/`, `&TX:score`. */
 export interface Target {
@@ -147,9 +149,10 @@ function parseTarget(text: string): Target {
   const count = text.startsWith('&');
   const body = count ? text.slice(1) : text;
   const colon = body.indexOf(':');
+  const name = (colon < 0 ? body : body.slice(0, colon)).toUpperCase();
   // The name as written in supportedCollections: one string, which property reads find at once.
-  const collection = supportedCollections.get((colon < 0 ? body : body.slice(0, colon)).toUpperCase());
-  if (collection === undefined) throw new UnsupportedRule(`variable ${(colon < 0 ? body : body.slice(0, colon)).toUpperCase()}`);
+  const collection = supportedCollections.get(name);
+  if (collection === undefined) throw new UnsupportedRule(`variable ${name}`);
   const raw = colon < 0 ? undefined : body.slice(colon + 1);
   let selector: string | RegExp | undefined;
   if (raw === undefined || raw === '') selector = undefined;
@@ -387,7 +390,7 @@ export function loadRuleSet(dir: string, tuning: RuleSetTuning = tuned): RuleSet
       volatile: new ValueMemos(tuning.memoCapacity, tuning.memoMaxLength),
       heads: new RepeatStore(tuning.headCapacity, tuning.headMaxLength, newHeadView),
       // An address is at most 45 characters (IPv6 with an embedded IPv4).
-      addresses: new ValueMemos(tuning.headCapacity * 4, 45),
+      addresses: new ValueMemos(tuning.addressCapacity, 45),
     },
     planned: tuning.plan,
   };

@@ -6,18 +6,19 @@
 // macro is not kept: it depends on the request's TX), so a value seen before is answered from here
 // instead: which rules match it (rule-hits.ts), and what each rule's operator found in it.
 //
-// A rule set keeps two stores (request-fields.ts says which value goes where): a stable one for
+// A rule set keeps three stores (request-fields.ts says which value goes where): a stable one for
 // what a client sends on every request (header and cookie names and values, the method, argument
-// names) and a volatile one for the target, argument values and the body, so that a stream of new
-// targets cannot evict the headers. Each is a RepeatStore (repeat-store.ts): a value is kept the
+// names), a volatile one for the target, argument values and the body, so that a stream of new
+// targets cannot evict the headers, and one for clients' addresses. Each is a RepeatStore (repeat-store.ts): a value is kept the
 // second time it comes, bounded in entries and in the length of a value.
 import type { Bits } from './literal-scanner.ts';
 import { RepeatStore } from './repeat-store.ts';
+import type { SetVar } from './rule-set.ts';
 
 /** A setvar with its macros expanded: what it writes to TX. */
 export interface TxWrite {
   name: string;
-  op: '=' | '+' | '-' | '!';
+  op: SetVar['op'];
   value: string;
 }
 
