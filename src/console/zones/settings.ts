@@ -27,10 +27,11 @@ export function settingsSection(api: Api, zone: Zone, options: { readOnly: boole
     const answer = await api.put<{ warnings?: string[] }>(zonePath(zone.name), soa.body());
     const said = answer.warnings ?? [];
     if (said.length > 0) replace(warnings, h('p', null, 'Saved, with a warning:'), h('ul', null, said.map((w) => h('li', null, w))));
-    notify('Settings saved');
+    // Told once the form shows what was saved (the serial it moved on to), not before.
     const fresh = await loadZone(api, zone.name);
     soa.fill(fresh);
     options.onSaved(fresh);
+    notify('Settings saved');
   });
   return form;
 }
