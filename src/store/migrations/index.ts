@@ -17,6 +17,7 @@ import * as proxyRequestCounts from './0011_proxy_request_counts.ts';
 import * as failoverLog from './0012_failover_log.ts';
 import * as zoneJournal from './0013_zone_journal.ts';
 import * as networkMappings from './0014_network_mappings.ts';
+import * as journalSizeIndex from './0015_journal_size_index.ts';
 
 type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
 
@@ -35,6 +36,7 @@ const steps: Record<string, Step> = {
   '0012_failover_log': failoverLog.up,
   '0013_zone_journal': zoneJournal.up,
   '0014_network_mappings': networkMappings.up,
+  '0015_journal_size_index': journalSizeIndex.up,
 };
 
 export function migrations(engine: Engine): Record<string, Migration> {
