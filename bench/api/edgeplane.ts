@@ -21,15 +21,17 @@ const importChunk = 10_000;
 /**
  * `postgres`: a PostgreSQL server URL on which a database may be created; the service then keeps
  * its store in a fresh database there, dropped when it stops. Otherwise SQLite in the data dir.
- * `nodeArgs`: extra Node options, e.g. --cpu-prof.
+ * `nodeArgs`: extra Node options, e.g. --cpu-prof. `checkout`: another checkout of edgeplane (with its
+ * `npm ci` done) whose service to run instead of this one's (interleaved.ts compares two).
  */
-export async function startEdgeplane(options: { postgres?: string | undefined; nodeArgs?: string[] } = {}): Promise<BenchServer> {
+export async function startEdgeplane(options: { postgres?: string | undefined; nodeArgs?: string[]; checkout?: string } = {}): Promise<BenchServer> {
+  const checkout = options.checkout ?? root;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-bench-'));
   const database = options.postgres === undefined ? undefined : await createDatabase(options.postgres);
   // Log level warn: at info Fastify writes two JSON lines per request, which would charge the server
   // for logging that PowerDNS (which logs no successful API calls) does not do. The URL line is then
   // not printed, so the port (0 = any free one, no race) is read from /proc instead.
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(root, 'src/main.ts'), 'serve'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(checkout, 'src/main.ts'), 'serve'], {
     env: {
       PATH: process.env['PATH'],
       EDGEPLANE_API_LISTEN: '127.0.0.1:0',
@@ -51,7 +53,7 @@ export async function startEdgeplane(options: { postgres?: string | undefined; n
 
   try {
     const pid = child.pid!;
-    const version = edgeplaneVersion();
+    const version = edgeplaneVersion(checkout);
     const endpoint = await waitForApi(pid, () => child.exitCode !== null || child.signalCode !== null, output);
     const agent = keepAliveAgent(4);
     const json = (spec: RequestSpec) => sendOk(agent, endpoint, spec).then((r) => JSON.parse(r.body.toString()));
@@ -134,10 +136,10 @@ async function createDatabase(adminUrl: string): Promise<BenchDatabase> {
 }
 
 /** package.json version and the checkout's commit, marked dirty when src/ has uncommitted changes. */
-function edgeplaneVersion(): string {
-  const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+function edgeplaneVersion(checkout: string): string {
+  const { version } = JSON.parse(fs.readFileSync(path.join(checkout, 'package.json'), 'utf8'));
   try {
-    const git = (...args: string[]) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8' }).trim();
+    const git = (...args: string[]) => execFileSync('git', ['-C', checkout, ...args], { encoding: 'utf8' }).trim();
     const dirty = git('status', '--porcelain', '--', 'src') === '' ? '' : ' +uncommitted src changes';
     return `${version} (${git('rev-parse', '--short', 'HEAD')}${dirty})`;
   } catch {
