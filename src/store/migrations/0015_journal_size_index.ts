@@ -1,6 +1,7 @@
 // Every change prunes its zone's journal to the byte bound (src/store/zone-journal.ts), which sums
 // the sizes of the zone's entries: with `size` in the index that sum is read from the index alone,
-// not from up to a hundred table rows per change (about a tenth of an RRset write's CPU on SQLite).
+// not from up to a hundred table rows per change (the journal was about 15% of an RRset write's CPU
+// on SQLite at 8 clients: bench/README.md, session 20).
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -9,8 +9,9 @@
 // A rule set keeps three stores (request-fields.ts says which value goes where): a stable one for
 // what a client sends on every request (header and cookie names and values, the method, argument
 // names), a volatile one for the target, argument values and the body, so that a stream of new
-// targets cannot evict the headers, and one for clients' addresses. Each is a RepeatStore (repeat-store.ts): a value is kept the
-// second time it comes, bounded in entries and in the length of a value.
+// targets cannot evict the headers, and one for clients' addresses. Each is a RepeatStore
+// (repeat-store.ts): a value is kept the second time it comes, bounded in entries and in the length
+// of a value.
 import type { Bits } from './literal-scanner.ts';
 import { RepeatStore } from './repeat-store.ts';
 import type { SetVar } from './rule-set.ts';
