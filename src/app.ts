@@ -63,7 +63,7 @@ async function startApi(config: Config, store: Store, logger: Logger, shared: Sh
   const resolver = config.resolver === undefined ? undefined : stubResolver(config.resolver, { timeoutMs: config.resolverTimeoutMs, maxInFlight: resolverMaxInFlight });
   const batches = new Counter({
     name: 'edgeplane_rrset_batches_total',
-    help: 'RRset write batches committed, by way: guarded (PostgreSQL: one statement after an unlocked read) or locked (a transaction holding the zone; on PostgreSQL when the guarded way could not)',
+    help: 'RRset write batches committed, by way: guarded (PostgreSQL: one statement after an unlocked read), unread (PostgreSQL: one statement planned on the zone as this process last wrote it) or locked (a transaction holding the zone; on PostgreSQL when neither could)',
     labelNames: ['way'],
     registers: [metrics.registry],
   });

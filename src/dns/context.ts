@@ -5,8 +5,11 @@ import type { ChangeFeed } from '../events/change-feed.ts';
 import type { Resolver } from './client/resolver.ts';
 import type { Store } from '../store/database.ts';
 
-/** How an RRset write batch was committed: one guarded statement (PostgreSQL), or a transaction locking the zone. */
-export type BatchWay = 'guarded' | 'locked';
+/**
+ * How an RRset write batch was committed: one guarded statement (PostgreSQL) after a read of the
+ * zone, or `unread`, planned on the zone as this process last wrote it; or a transaction locking the zone.
+ */
+export type BatchWay = 'guarded' | 'unread' | 'locked';
 
 export interface DnsContext {
   store: Store;

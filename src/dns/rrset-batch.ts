@@ -257,8 +257,9 @@ function answer(batch: readonly Write[], settled: readonly Settled[]): void {
 
 /** Commits `batch` and settles every write in it; never rejects. On PostgreSQL a guarded change is tried first. */
 async function commitBatch(ctx: DnsContext, zoneName: string, batch: Write[], committed?: () => void): Promise<void> {
-  if (ctx.store.engine === 'postgres' && (await commitGuarded(ctx, zoneName, batch, committed))) {
-    ctx.countBatch('guarded');
+  const guarded = ctx.store.engine === 'postgres' ? await commitGuarded(ctx, zoneName, batch, committed) : false;
+  if (guarded !== false) {
+    ctx.countBatch(guarded);
     return;
   }
   await commitLocked(ctx, zoneName, batch, committed);
@@ -293,49 +294,97 @@ async function commitLocked(ctx: DnsContext, zoneName: string, batch: Write[], c
 
 /**
  * PostgreSQL: commits `batch` as one guarded change (store/guarded-change.ts), planned against an
- * unlocked read. False, with nothing committed or settled, when it cannot be: the zone is missing,
- * two writes come at one name, the zone has a webhook (its call is queued in the transaction), another
- * writer changed the zone meanwhile, or the statement failed; the locked way then commits it and
- * gives each write its own error.
+ * unlocked read or, when this process's last batch of the zone found none of its names held an
+ * RRset, against that batch's zone row and no RRsets at the names, unread (zoneHeads): one round
+ * trip instead of two for a stream of new names. A guess the statement finds wrong (or a batch it
+ * would leave unchanged, refused on a guess) is planned again on a read. The way it committed;
+ * false, with nothing committed or settled, when it cannot be: the zone is missing, two writes come
+ * at one name, the zone has a webhook (its call is queued in the transaction), another writer
+ * changed the zone meanwhile, or the statement failed; the locked way then commits it and gives
+ * each write its own error.
  */
-async function commitGuarded(ctx: DnsContext, zoneName: string, batch: Write[], committed?: () => void): Promise<boolean> {
-  const { db } = ctx.store;
+async function commitGuarded(ctx: DnsContext, zoneName: string, batch: Write[], committed?: () => void): Promise<'guarded' | 'unread' | false> {
   const names = namesOf(batch);
-  let work: BatchWork;
-  let written: { change: ZoneChangeOf; result: GuardedChangeResult } | undefined;
+  const heads = zoneHeads(ctx.store);
+  const head = heads.get(zoneName);
+  // Kept again below only once this batch commits having found its names new.
+  heads.delete(zoneName);
+  let done: Committed | 'settled' | 'read' | false = 'read';
   try {
-    const found = await readZone(db, zoneName, names);
-    if (found === undefined) return false;
-    work = new BatchWork(found.zone, found.here);
-    for (const [index, write] of batch.entries()) if (!(await work.add(index, write))) return false;
-    const writes = work.pendingWrites;
-    const planned = work.outcomeWith(writes.map((w) => plannedRrset(found.zone.id, w, work.at)));
-    if (planned.unchanged === true) {
-      committed?.();
-      answer(batch, planned.result);
-      return true;
+    if (head !== undefined) done = await tryGuarded(ctx, batch, names, { zone: head, here: [] }, names);
+    if (done === 'read') {
+      const found = await readZone(ctx.store.db, zoneName, names);
+      done = found === undefined ? false : await tryGuarded(ctx, batch, names, found, []);
     }
-    // Its call is queued in the locked way's transaction: asked before the journal entry is built.
-    if (webhookCall(found.zone, planned) !== undefined) return false;
-    // The journal entry is written with the change: it is taken from the RRsets as planned (the
-    // ids the store gives them are not part of it).
-    const change = await zoneChangeOf(ctx, db, { ...found, names }, planned);
-    const result = await writeGuardedChange(db, found.zone.version, writes, work.at, change.write);
-    if (result === undefined) return false;
-    written = { change, result };
   } catch {
     return false;
   }
-  // Committed: from here on an error settles the writes; it never commits them again.
+  // A batch planned on what it read is not planned again: it goes the locked way.
+  if (done === false || done === 'read') return false;
   committed?.();
+  if (done === 'settled') return 'guarded';
+  if (done.found.here.length === 0) {
+    heads.set(zoneName, { ...done.change.after, version: done.result.version });
+    if (heads.size > maxZoneHeads) heads.delete(heads.keys().next().value ?? zoneName);
+  }
+  // Committed: from here on an error settles the writes; it never commits them again.
   try {
-    const outcome = work.outcomeWith(written.result.stored);
-    await publishChange(ctx, told(written.change, written.result.version, outcome.rrsetsAfter), false);
+    const outcome = done.work.outcomeWith(done.result.stored);
+    await publishChange(ctx, told(done.change, done.result.version, outcome.rrsetsAfter), false);
     answer(batch, outcome.result);
   } catch (e) {
     for (const write of batch) write.reject(e);
   }
-  return true;
+  return done.guessed ? 'unread' : 'guarded';
+}
+
+type FoundRrsets = { zone: ZoneRow; here: RrsetWithRecords[] };
+
+/** A guarded try that committed: what it was planned on (`guessed`: unread), the work, the change told, what the statement wrote. */
+interface Committed {
+  found: FoundRrsets;
+  guessed: boolean;
+  work: BatchWork;
+  change: ZoneChangeOf;
+  result: GuardedChangeResult;
+}
+
+/**
+ * Plans `batch` on `found` and sends it as one guarded statement; `absent`: the names `found` has
+ * no RRsets at by a guess, unread (all the batch's names, or none). Nothing is settled on a guess:
+ * the statement checks it first. 'settled': answered, with nothing to write; 'read': plan it again
+ * on a read (a guess was wrong, or would have settled it); false: it cannot go guarded.
+ */
+async function tryGuarded(ctx: DnsContext, batch: Write[], names: readonly string[], found: FoundRrsets, absent: readonly string[]): Promise<Committed | 'settled' | 'read' | false> {
+  const work = new BatchWork(found.zone, found.here);
+  for (const [index, write] of batch.entries()) if (!(await work.add(index, write))) return false;
+  const writes = work.pendingWrites;
+  const planned = work.outcomeWith(writes.map((w) => plannedRrset(found.zone.id, w, work.at)));
+  if (planned.unchanged === true) {
+    if (absent.length > 0) return 'read';
+    answer(batch, planned.result);
+    return 'settled';
+  }
+  // Its call is queued in the locked way's transaction: asked before the journal entry is built.
+  if (webhookCall(found.zone, planned) !== undefined) return false;
+  // The journal entry is written with the change: it is taken from the RRsets as planned (the
+  // ids the store gives them are not part of it).
+  const change = await zoneChangeOf(ctx, ctx.store.db, { ...found, names }, planned);
+  const result = await writeGuardedChange(ctx.store.db, { version: found.zone.version, absent }, writes, work.at, change.write);
+  if (result === undefined) return absent.length > 0 ? 'read' : false;
+  return { found, guessed: absent.length > 0, work, change, result };
+}
+
+/** Zones whose row this process keeps for planning unread (zoneHeads): beyond it the oldest are forgotten. */
+const maxZoneHeads = 1024;
+
+/** By store, zone name: the zone's row as this process's last guarded batch of it left it (see commitGuarded). */
+const headsByStore = new WeakMap<Store, Map<string, ZoneRow>>();
+
+function zoneHeads(store: Store): Map<string, ZoneRow> {
+  const heads = headsByStore.get(store) ?? new Map<string, ZoneRow>();
+  headsByStore.set(store, heads);
+  return heads;
 }
 
 /** Every owner name the writes of `batch` may change. */

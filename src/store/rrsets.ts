@@ -152,6 +152,17 @@ export async function writeRrsets(db: Db, engine: Engine, zoneId: number, writes
 }
 
 /**
+ * PostgreSQL: the RRset rows of zone `zoneId` at `names` (an array), looked up name by name in the
+ * (zone_id, name, type) index. As `name = any(names)` in a prepared statement, the generic plan
+ * (the planner cannot tell how many names the array holds) scanned every RRset of the zone and
+ * filtered them: 0.9 ms at 3,000 RRsets, and growing with the zone. `offset 0` keeps the planner from
+ * folding the lateral subquery into a join it could plan that way again.
+ */
+export function rrsetRowsAtNames(zoneId: RawBuilder<unknown> | number, names: readonly string[]): RawBuilder<RrsetRow> {
+  return sql`select at_name.* from unnest(${names}::text[]) as n (name), lateral (select * from rrsets where zone_id = ${zoneId} and name = n.name offset 0) as at_name`;
+}
+
+/**
  * PostgreSQL: an RRset's row as JSON, with its records (`records`: the table, or the rows a statement
  * wrote). Every column is an integer or text, so the objects are the rows the other reads return:
  * one statement can lock or write RRsets and answer with them.

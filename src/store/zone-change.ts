@@ -8,7 +8,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Engine } from './database.ts';
 import { prepared } from './prepared.ts';
-import { rrsetJson, type RrsetWithRecords } from './rrsets.ts';
+import { rrsetJson, rrsetRowsAtNames, type RrsetWithRecords } from './rrsets.ts';
 import { writeZoneFieldsSqlite, zoneWithRrsetsSqlite } from './sqlite-change.ts';
 import { journalStatements, type JournalBounds, type JournalWrite } from './zone-journal.ts';
 import { bumpCatalog, type ZoneRow } from './zones.ts';
@@ -47,7 +47,7 @@ async function zoneWithRrsets(db: Db, where: RawBuilder<unknown>, names: readonl
   const { rows } = await prepared(sql<{ zone: ZoneRow; here: RrsetWithRecords[] }>`
     select to_jsonb(z) as zone, coalesce((
       select jsonb_agg(${rrsetJson(sql`to_jsonb(r)`, sql.ref('r.id'), sql.table('records'))})
-      from rrsets r where r.zone_id = z.id and r.name = any(${names}::text[])
+      from (${rrsetRowsAtNames(sql.ref('z.id'), names)}) as r
     ), '[]'::jsonb) as here
     from (select * from zones where ${where} ${lock}) as z`).execute(db);
   return rows[0];

@@ -1,8 +1,10 @@
-// On PostgreSQL an RRset batch is first tried as one guarded statement after an unlocked read
-// (src/store/guarded-change.ts, src/dns/rrset-batch.ts): these tests show it is the way taken, that
-// the guard writes nothing once another writer changed the zone, that writes arriving while batches
-// commit all land with a journal that replays exactly, and that two nodes writing one zone at once
-// lose no write and no serial step.
+// On PostgreSQL an RRset batch is first tried as one guarded statement after an unlocked read, or
+// with no read when the zone's last batch found its names new (src/store/guarded-change.ts,
+// src/dns/rrset-batch.ts): these tests show it is the way taken, that the guard writes nothing once
+// another writer changed the zone or a name guessed new holds an RRset, that a wrong guess still
+// gives each write the answer a read would have, that writes arriving while batches commit all land
+// with a journal that replays exactly, and that two nodes writing one zone at once lose no write and
+// no serial step.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,9 +12,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Principal } from '../../src/accounts/principal.ts';
 import { sealer } from '../../src/crypto/sealed.ts';
+import { ApiError } from '../../src/errors.ts';
 import type { DnsContext } from '../../src/dns/context.ts';
-import { getRrset, writeRrset } from '../../src/dns/rrsets.ts';
-import { createZone, updateZone } from '../../src/dns/zones.ts';
+import { deleteRrset, getRrset, writeRrset } from '../../src/dns/rrsets.ts';
+import { createZone, deleteZone, updateZone } from '../../src/dns/zones.ts';
 import { ChangeFeed, type ZoneChange } from '../../src/events/change-feed.ts';
 import { ServedZones } from '../../src/dns/server/served-zones.ts';
 import { rrsetOf } from '../../src/dns/server/zone-view.ts';
@@ -46,7 +49,7 @@ for (const engine of engines().filter((e) => e === 'postgres')) {
       const zone = await zoneRow('guarded.test');
       const start = counts();
       await Promise.all(Array.from({ length: 6 }, (_, i) => put(ctx, 'guarded.test', `h${String(i)}.guarded.test`, `192.0.2.${String(i + 1)}`)));
-      assert.deepEqual(counts(), { guarded: start.guarded + 1, locked: start.locked });
+      assert.deepEqual(counts(), { guarded: start.guarded + 1, unread: start.unread, locked: start.locked });
       const after = await zoneRow('guarded.test');
       assert.equal(after.serial, zone.serial + 6);
       const last = published.at(-1);
@@ -60,12 +63,12 @@ for (const engine of engines().filter((e) => e === 'postgres')) {
       assert.equal((JSON.parse(chain[0]?.added ?? '[]') as [string, number][]).filter(([, type]) => type === 1).length, 6);
 
       await Promise.all([put(ctx, 'guarded.test', 'same.guarded.test', '198.51.100.1'), put(ctx, 'guarded.test', 'same.guarded.test', '198.51.100.2')]);
-      assert.deepEqual(counts(), { guarded: start.guarded + 1, locked: start.locked + 1 });
+      assert.deepEqual(counts(), { guarded: start.guarded + 1, unread: start.unread, locked: start.locked + 1 });
       assert.deepEqual((await getRrset(ctx, caller, 'guarded.test', 'same', 'A')).resource_records.map((r) => r.content[0]), ['198.51.100.2']);
 
       await updateZone(ctx, caller, 'guarded.test', { meta: { webhook: 'https://hooks.example.net/dns' } });
       await put(ctx, 'guarded.test', 'hooked.guarded.test', '198.51.100.3');
-      assert.deepEqual(counts(), { guarded: start.guarded + 1, locked: start.locked + 2 });
+      assert.deepEqual(counts(), { guarded: start.guarded + 1, unread: start.unread, locked: start.locked + 2 });
       const queued = await store.db.selectFrom('webhook_outbox').selectAll().execute();
       assert.equal(queued.length, 1);
     });
@@ -80,7 +83,7 @@ for (const engine of engines().filter((e) => e === 'postgres')) {
       const versionBefore = await version();
       const data = { name: 'x.stale.test', type: 'A', ttl: 60, meta: '{}', pickers: null, healthcheck: 0, records: [{ content: '["192.0.2.9"]', enabled: 1, meta: '{}' }] };
       const at = new Date().toISOString();
-      const written = await writeGuardedChange(store.db, found.zone.version, [{ upsert: data, existing: undefined }], at, {
+      const written = await writeGuardedChange(store.db, { version: found.zone.version, absent: [] }, [{ upsert: data, existing: undefined }], at, {
         zoneId: found.zone.id,
         fields: { serial: found.zone.serial + 1, updated_at: at },
         journal: { clear: true },
@@ -93,8 +96,19 @@ for (const engine of engines().filter((e) => e === 'postgres')) {
       assert.equal(await store.db.selectFrom('rrsets').select('id').where('name', '=', 'x.stale.test').executeTakeFirst(), undefined);
       assert.ok((await store.db.selectFrom('zone_journal').select('id').where('zone_id', '=', changed.id).execute()).length > 0);
 
+      // Nor at that version, when a name it guesses holds no RRset (unread) does.
+      const guessedWrong = await writeGuardedChange(store.db, { version: changed.version, absent: ['x.stale.test', 'other.stale.test'] }, [{ upsert: data, existing: undefined }], at, {
+        zoneId: changed.id,
+        fields: { serial: changed.serial + 1, updated_at: at },
+        journal: { clear: true },
+        bounds: { versions: 100, bytes: 1 << 20 },
+        notice: { channel: 'edgeplane_test_unheard', payload: '{}' },
+      });
+      assert.equal(guessedWrong, undefined);
+      assert.equal(await version(), versionBefore);
+
       // At the version it read, the same statement writes.
-      const fresh = await writeGuardedChange(store.db, changed.version, [{ upsert: data, existing: undefined }], at, {
+      const fresh = await writeGuardedChange(store.db, { version: changed.version, absent: ['y.stale.test'] }, [{ upsert: data, existing: undefined }], at, {
         zoneId: changed.id,
         fields: { serial: changed.serial + 1, updated_at: at },
         journal: { clear: true },
@@ -104,6 +118,68 @@ for (const engine of engines().filter((e) => e === 'postgres')) {
       assert.equal(fresh?.version, versionBefore + 1);
       assert.deepEqual(fresh.stored.map((r) => r?.records.map((c) => c.content)), [['["192.0.2.9"]']]);
       assert.equal((await zoneRow('stale.test')).serial, changed.serial + 1);
+    });
+
+    test('a stream of new names commits unread; a wrong guess gets the answer a read would have given', async () => {
+      await createZone(ctx, caller, { name: 'unread.test' });
+      const zone = await zoneRow('unread.test');
+      const start = counts();
+      const since = (way: keyof typeof start) => counts()[way] - start[way];
+      // The first batch reads; it finds its name new, so the next ones are planned unread.
+      for (let i = 0; i < 5; i++) await put(ctx, 'unread.test', `u${String(i)}.unread.test`, `192.0.2.${String(i + 1)}`);
+      assert.deepEqual([since('guarded'), since('unread'), since('locked')], [1, 4, 0]);
+      const after = await zoneRow('unread.test');
+      assert.equal(after.serial, zone.serial + 5);
+      const last = published.at(-1);
+      assert.equal(last?.version, after.version);
+      assert.equal(last.written?.zone.serial, after.serial);
+      assert.equal(last.written.zone.version, after.version);
+      assert.equal((await journalChain(store.db, zone.id, zone.serial, after.serial, after.version))?.length, 5);
+
+      // u0 holds an A RRset the guess does not know of: the upsert replaces it (no second RRset, no error).
+      await put(ctx, 'unread.test', 'u0.unread.test', '198.51.100.10');
+      assert.deepEqual((await getRrset(ctx, caller, 'unread.test', 'u0', 'A')).resource_records.map((r) => r.content[0]), ['198.51.100.10']);
+      assert.deepEqual([since('guarded'), since('unread')], [2, 4]);
+      // A CNAME beside it is refused as it would be on a read.
+      await put(ctx, 'unread.test', 'u5.unread.test', '192.0.2.6');
+      const cname = writeRrset(ctx, caller, { zone: 'unread.test', name: 'u1', type: 'CNAME' }, { ttl: 60, resource_records: [{ content: ['target.example.'] }] }, 'upsert');
+      await assert.rejects(cname, (e) => e instanceof ApiError && e.status === 409);
+      // A delete the guess would refuse (nothing there) deletes.
+      await put(ctx, 'unread.test', 'u6.unread.test', '192.0.2.7');
+      await deleteRrset(ctx, caller, 'unread.test', 'u2', 'A');
+      await assert.rejects(getRrset(ctx, caller, 'unread.test', 'u2', 'A'), (e) => e instanceof ApiError && e.status === 404);
+
+      // Another node creates a name this one guesses new: a create there conflicts.
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-second-node-'));
+      const second = openStore({ dataDir: dir, databaseUrl: fixture.databaseUrl });
+      const other: DnsContext = { ...ctx, store: second, changes: new ChangeFeed(() => undefined), countBatch: () => undefined };
+      try {
+        await put(ctx, 'unread.test', 'u7.unread.test', '192.0.2.8');
+        await put(other, 'unread.test', 'taken.unread.test', '198.51.100.1');
+        const create = writeRrset(ctx, caller, { zone: 'unread.test', name: 'taken', type: 'A' }, { ttl: 60, resource_records: [{ content: ['198.51.100.2'] }] }, 'create');
+        await assert.rejects(create, (e) => e instanceof ApiError && e.status === 409);
+      } finally {
+        await second.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+
+      // A zone update on the locked way: the next write is planned on the row it left, not on the one kept.
+      await put(ctx, 'unread.test', 'u8.unread.test', '192.0.2.9');
+      await updateZone(ctx, caller, 'unread.test', { nx_ttl: 1234 });
+      await put(ctx, 'unread.test', 'u9.unread.test', '192.0.2.10');
+      assert.equal(published.at(-1)?.written?.zone.nx_ttl, 1234);
+      assert.equal((await zoneRow('unread.test')).nx_ttl, 1234);
+
+      // The zone deleted and made again: the write lands in the new zone.
+      await put(ctx, 'unread.test', 'u10.unread.test', '192.0.2.11');
+      await deleteZone(ctx, caller, 'unread.test');
+      await createZone(ctx, caller, { name: 'unread.test' });
+      const again = await zoneRow('unread.test');
+      await put(ctx, 'unread.test', 'u11.unread.test', '192.0.2.12');
+      const rows = await store.db.selectFrom('rrsets').select(['zone_id', 'name']).where('zone_id', '=', again.id).where('type', '=', 'A').execute();
+      assert.deepEqual(rows.map((r) => r.name), ['u11.unread.test']);
+      assert.equal((await zoneRow('unread.test')).serial, again.serial + 1);
+      assert.equal(since('locked'), 0);
     });
 
     test('writes arriving while batches commit: every write lands, in order, and the journal replays exactly', async () => {
@@ -127,7 +203,7 @@ for (const engine of engines().filter((e) => e === 'postgres')) {
       );
       const after = await zoneRow('stream.test');
       assert.equal(after.serial, zone.serial + 6 * rounds);
-      assert.equal(fixture.batches.guarded + fixture.batches.locked - start.guarded - start.locked, published.length);
+      assert.equal(fixture.batches.guarded + fixture.batches.unread + fixture.batches.locked - start.guarded - start.unread - start.locked, published.length);
       // Each change follows the one before it, and applying them in turn gives what the store holds.
       for (const [i, change] of published.entries()) {
         assert.equal(change.previous, i === 0 ? zone.version : published[i - 1]?.version);

@@ -44,7 +44,7 @@ export async function openDnsStore(engine: Engine, published: ZoneChange[]): Pro
     return Promise.resolve();
   });
   const config: DnsContext['config'] = { compat: 'seed', nameservers: ['ns1.example.net'], zoneAllowReserved: [], webhookAllowPrivate: false, dnsJournalVersions: 100, dnsJournalBytes: 1024 * 1024 };
-  const batches: Record<BatchWay, number> = { guarded: 0, locked: 0 };
+  const batches: Record<BatchWay, number> = { guarded: 0, unread: 0, locked: 0 };
   const ctx: DnsContext = { store, config, sealer: sealer(dnsStoreSecret), changes, wakeWebhooks: () => undefined, countBatch: (way) => batches[way]++ };
   return {
     store,
