@@ -2,18 +2,27 @@
 // so the embedded default needs no native addon.
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { WalSyncAhead } from './wal-sync.ts';
 
 /** node:sqlite binds no booleans; the schema stores flags as 0/1 integers. */
 function bindable(values: readonly unknown[]): SQLInputValue[] {
   return values.map((v) => (typeof v === 'boolean' ? Number(v) : (v as SQLInputValue)));
 }
 
-function adaptStatement(statement: StatementSync): SqliteStatement {
+/** `committed`: called after each run of a COMMIT. */
+function adaptStatement(statement: StatementSync, committed: () => void): SqliteStatement {
+  const commit = statement.sourceSQL.trim().toLowerCase() === 'commit';
   return {
     // A statement that yields columns (SELECT, or RETURNING) is read with all().
     reader: statement.columns().length > 0,
     all: (parameters) => statement.all(...bindable(parameters)),
-    run: (parameters) => statement.run(...bindable(parameters)),
+    run: commit
+      ? (parameters) => {
+          const result = statement.run(...bindable(parameters));
+          committed();
+          return result;
+        }
+      : (parameters) => statement.run(...bindable(parameters)),
     iterate: (parameters) => statement.iterate(...bindable(parameters)),
   };
 }
@@ -32,16 +41,20 @@ const maxCachedStatements = 1000;
 
 export function sqliteDialect(database: DatabaseSync): SqliteDialect {
   const statements = new Map<string, SqliteStatement>();
+  const location = database.location();
+  const wal = location === null ? undefined : new WalSyncAhead(`${location}-wal`);
+  const committed = () => wal?.committed();
   const adapted: SqliteDatabase = {
     close: () => {
       statements.clear();
       database.close();
+      wal?.close();
     },
     prepare: (sql) => {
       let statement = statements.get(sql);
       if (statement === undefined) {
         if (statements.size >= maxCachedStatements) statements.clear();
-        statement = adaptStatement(database.prepare(sql));
+        statement = adaptStatement(database.prepare(sql), committed);
         statements.set(sql, statement);
       }
       return statement;
