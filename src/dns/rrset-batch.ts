@@ -14,8 +14,9 @@
 //
 // On PostgreSQL, where a batch's time goes to round trips, a batch is first tried as one guarded
 // statement after an unlocked read (commitGuarded, store/guarded-change.ts): two round trips instead
-// of five. It falls back to the locked transaction whenever it cannot be, above all when another
-// writer (another node, another use case) changed the zone between the read and the statement.
+// of five; one, with no read, while a zone's batches keep finding their names new. It falls back to
+// the locked transaction whenever it cannot be, above all when another writer (another node,
+// another use case) changed the zone between the read and the statement.
 import { ApiError } from '../errors.ts';
 import type { Store } from '../store/database.ts';
 import { writeGuardedChange, type GuardedChangeResult } from '../store/guarded-change.ts';
