@@ -70,8 +70,7 @@ export function commitRrsetWrite<T>(
   names: readonly string[],
   plan: RrsetWritePlanner<T>,
 ): Promise<T> {
-  const byZone = queues.get(ctx.store) ?? new Map<string, Write[]>();
-  queues.set(ctx.store, byZone);
+  const byZone = byZoneOf(queues, ctx.store);
   const zoneName = zone.name;
   return new Promise<T>((resolve, reject) => {
     const write: Write = { accountId: zone.accountId, names, plan, resolve: resolve as (result: unknown) => void, reject };
@@ -296,7 +295,7 @@ async function commitLocked(ctx: DnsContext, zoneName: string, batch: Write[], c
 /**
  * PostgreSQL: commits `batch` as one guarded change (store/guarded-change.ts), planned against an
  * unlocked read or, when this process's last batch of the zone found none of its names held an
- * RRset, against that batch's zone row and no RRsets at the names, unread (zoneHeads): one round
+ * RRset, against that batch's zone row and no RRsets at the names, unread (headsByStore): one round
  * trip instead of two for a stream of new names. A guess the statement finds wrong (or a batch it
  * would leave unchanged, refused on a guess) is planned again on a read. The way it committed;
  * false, with nothing committed or settled, when it cannot be: the zone is missing, two writes come
@@ -306,7 +305,7 @@ async function commitLocked(ctx: DnsContext, zoneName: string, batch: Write[], c
  */
 async function commitGuarded(ctx: DnsContext, zoneName: string, batch: Write[], committed?: () => void): Promise<'guarded' | 'unread' | false> {
   const names = namesOf(batch);
-  const heads = zoneHeads(ctx.store);
+  const heads = byZoneOf(headsByStore, ctx.store);
   const head = heads.get(zoneName);
   // Kept again below only once this batch commits having found its names new.
   heads.delete(zoneName);
@@ -376,16 +375,20 @@ async function tryGuarded(ctx: DnsContext, batch: Write[], names: readonly strin
   return { found, guessed: absent.length > 0, work, change, result };
 }
 
-/** Zones whose row this process keeps for planning unread (zoneHeads): beyond it the oldest are forgotten. */
+/** Zones whose row this process keeps for planning unread (headsByStore): beyond it the oldest are forgotten. */
 const maxZoneHeads = 1024;
 
 /** By store, zone name: the zone's row as this process's last guarded batch of it left it (see commitGuarded). */
 const headsByStore = new WeakMap<Store, Map<string, ZoneRow>>();
 
-function zoneHeads(store: Store): Map<string, ZoneRow> {
-  const heads = headsByStore.get(store) ?? new Map<string, ZoneRow>();
-  headsByStore.set(store, heads);
-  return heads;
+/** `store`'s map by zone name in `maps`, made on first use. */
+function byZoneOf<T>(maps: WeakMap<Store, Map<string, T>>, store: Store): Map<string, T> {
+  let byZone = maps.get(store);
+  if (byZone === undefined) {
+    byZone = new Map<string, T>();
+    maps.set(store, byZone);
+  }
+  return byZone;
 }
 
 /** Every owner name the writes of `batch` may change. */
