@@ -5,8 +5,10 @@
 // per write. Each write still answers only once every DNS thread serves it, and each gets its own
 // outcome: a write refused by the rules (an ApiError, thrown by its plan) fails alone. Any other
 // error rolls the whole batch back, and its writes are then committed one by one, so that error
-// reaches only the write that caused it. A batch waits for the writes already on their way (a few turns of the event loop, see
-// gather()) before it starts; the queue is per zone and per store.
+// reaches only the write that caused it; but a commit whose answer PostgreSQL's connection lost may
+// have landed, and every write of its batch gets that answer (503) instead of a second commit. A
+// batch waits for the writes already on their way (a few turns of the event loop, see gather())
+// before it starts; the queue is per zone and per store.
 //
 // A write names its zone by name and its caller's account, and the zone is read once, locked, in
 // the batch's transaction (no lookup before): a write whose caller's account does not hold the
@@ -17,8 +19,9 @@
 // of five; one, with no read, while a zone's batches keep finding their names new. It falls back to
 // the locked transaction whenever it cannot be, above all when another writer (another node,
 // another use case) changed the zone between the read and the statement.
-import { ApiError } from '../errors.ts';
+import { ApiError, CommitOutcomeUnknown } from '../errors.ts';
 import type { Store } from '../store/database.ts';
+import { answeredByServer } from '../store/errors.ts';
 import { writeGuardedChange, type GuardedChangeResult } from '../store/guarded-change.ts';
 import { plannedRrset, writeRrsets, type RrsetWithRecords, type RrsetWrite } from '../store/rrsets.ts';
 import { readZone } from '../store/zone-change.ts';
@@ -282,9 +285,9 @@ async function commitLocked(ctx: DnsContext, zoneName: string, batch: Write[], c
     );
     answer(batch, result);
   } catch (e) {
-    const [only] = batch;
-    if (batch.length === 1 && only !== undefined) {
-      only.reject(e);
+    // A commit that may have landed is not tried again: each write gets that answer.
+    if (batch.length === 1 || e instanceof CommitOutcomeUnknown) {
+      for (const write of batch) write.reject(e);
       return;
     }
     // Nothing of the batch was committed: each write alone, so the error meets its own write.
@@ -300,8 +303,9 @@ async function commitLocked(ctx: DnsContext, zoneName: string, batch: Write[], c
  * would leave unchanged, refused on a guess) is planned again on a read. The way it committed;
  * false, with nothing committed or settled, when it cannot be: the zone is missing, two writes come
  * at one name, the zone has a webhook (its call is queued in the transaction), another writer
- * changed the zone meanwhile, or the statement failed; the locked way then commits it and gives
- * each write its own error.
+ * changed the zone meanwhile, or the server refused the statement; the locked way then commits it
+ * and gives each write its own error. A statement whose answer the connection lost settles every
+ * write with CommitOutcomeUnknown (it may have committed), and counts as the way it went.
  */
 async function commitGuarded(ctx: DnsContext, zoneName: string, batch: Write[], committed?: () => void): Promise<'guarded' | 'unread' | false> {
   const names = namesOf(batch);
@@ -310,14 +314,19 @@ async function commitGuarded(ctx: DnsContext, zoneName: string, batch: Write[], 
   // Kept again below only once this batch commits having found its names new.
   heads.delete(zoneName);
   let done: Committed | 'settled' | 'read' | false = 'read';
+  let way: 'guarded' | 'unread' = head === undefined ? 'guarded' : 'unread';
   try {
     if (head !== undefined) done = await tryGuarded(ctx, batch, names, { zone: head, here: [] }, names);
     if (done === 'read') {
+      way = 'guarded';
       const found = await readZone(ctx.store.db, zoneName, names);
       done = found === undefined ? false : await tryGuarded(ctx, batch, names, found, []);
     }
-  } catch {
-    return false;
+  } catch (e) {
+    if (!(e instanceof CommitOutcomeUnknown)) return false;
+    // The statement may have committed: the locked way would commit the writes again.
+    for (const write of batch) write.reject(e);
+    return way;
   }
   // A batch planned on what it read is not planned again: it goes the locked way.
   if (done === false || done === 'read') return false;
@@ -370,7 +379,10 @@ async function tryGuarded(ctx: DnsContext, batch: Write[], names: readonly strin
   // The journal entry is written with the change: it is taken from the RRsets as planned (the
   // ids the store gives them are not part of it).
   const change = await zoneChangeOf(ctx, ctx.store.db, { ...found, names }, planned);
-  const result = await writeGuardedChange(ctx.store.db, { version: found.zone.version, absent }, writes, work.at, change.write);
+  const result = await writeGuardedChange(ctx.store.db, { version: found.zone.version, absent }, writes, work.at, change.write).catch((e: unknown) => {
+    // The statement commits by itself: one whose answer the connection lost may have (commit.ts).
+    throw answeredByServer(e) ? e : new CommitOutcomeUnknown();
+  });
   if (result === undefined) return absent.length > 0 ? 'read' : false;
   return { found, guessed: absent.length > 0, work, change, result };
 }

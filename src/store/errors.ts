@@ -1,8 +1,19 @@
-// Engine-independent reading of constraint errors.
+// Engine-independent reading of the store's errors.
 
 /** True for a UNIQUE violation from node:sqlite or pg. */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: unknown; errcode?: unknown; message?: unknown };
   // SQLITE_CONSTRAINT_UNIQUE = 2067, SQLITE_CONSTRAINT_PRIMARYKEY = 1555; PostgreSQL unique_violation = 23505.
   return e.code === '23505' || e.errcode === 2067 || e.errcode === 1555;
+}
+
+/**
+ * True for an error PostgreSQL itself answered with (an ErrorResponse: a severity and a SQLSTATE):
+ * the statement failed as a whole, and a COMMIT's transaction with it. Any other error of a
+ * statement on its way (the connection reset or closed under it) leaves unknown whether the server
+ * carried it out: a COMMIT, or a statement outside a transaction, may have been committed.
+ */
+export function answeredByServer(error: unknown): boolean {
+  const e = error as { code?: unknown; severity?: unknown };
+  return typeof e.severity === 'string' && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code);
 }

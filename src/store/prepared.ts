@@ -20,6 +20,8 @@ export function prepared<T>(statement: RawBuilder<T>): RawBuilder<T> {
   return sql<T>`${sql.raw(mark)} ${statement}`;
 }
 
+const ignoreError = (): void => undefined;
+
 /** `pool` for Kysely, running marked statements as named prepared statements when `prepare` is on. */
 export function preparingPool(pool: pg.Pool, prepare: boolean): PostgresPool {
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
@@ -50,6 +52,10 @@ export function preparingPool(pool: pg.Pool, prepare: boolean): PostgresPool {
       if (known !== undefined) return known;
       const made = wrap(client);
       wrapped.set(client, made);
+      // pg-pool listens for a client's errors only while it is idle; one lost while checked out is
+      // an 'error' event with no listener, which would end the process. The statement under way is
+      // rejected with the error anyway, and the pool then discards the client (no longer queryable).
+      client.on('error', ignoreError);
       return made;
     },
   };

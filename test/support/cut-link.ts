@@ -1,0 +1,60 @@
+// A TCP link to a server (PostgreSQL here) that loses one answer on purpose, as a network failure
+// would: armed with a test of what the client sends, it passes the first chunk that meets it on to
+// the server, waits until the server has answered all of it (PostgreSQL's ReadyForQuery: the
+// statement, or the COMMIT, is carried out by then), and closes both sides without passing that
+// answer on. Every other chunk goes through as it is.
+import net from 'node:net';
+
+export interface CutLink {
+  port: number;
+  /** Cuts the next exchange whose client chunk meets `test`; resolves once it is cut. */
+  arm(test: (chunk: Buffer) => boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** PostgreSQL's ReadyForQuery message ('Z', length 5), which ends the server's answer to a query or a Sync. */
+const readyForQuery = Buffer.from([0x5a, 0, 0, 0, 5]);
+
+export async function cutLink(target: { host: string; port: number }): Promise<CutLink> {
+  let armed: { test: (chunk: Buffer) => boolean; cut: () => void } | undefined;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target.port, target.host);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    // Set on the connection that carried the armed chunk: the server's answer there is dropped.
+    let cutting: (() => void) | undefined;
+    client.on('data', (chunk) => {
+      if (armed?.test(chunk) === true) {
+        cutting = armed.cut;
+        armed = undefined;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (cutting === undefined) {
+        client.write(chunk);
+        return;
+      }
+      if (!chunk.includes(readyForQuery)) return;
+      client.destroy();
+      upstream.destroy();
+      cutting();
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    arm: (test) => new Promise<void>((cut) => (armed = { test, cut })),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
