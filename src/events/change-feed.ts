@@ -98,6 +98,28 @@ export function changeNotice(change: ZoneChange): ChangeNotice {
   return { channel: notifyChannel, payload: fitting };
 }
 
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/**
+ * A zone change as a NOTIFY told it (changeNotice); undefined for a payload of another shape: anyone
+ * who can connect to the database may NOTIFY. Its worst is a zone read again from the store.
+ */
+export function zoneChangeFromNotice(value: unknown): ZoneChange | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { zoneId, zone, serial, version, previous, deleted, names } = value as Partial<Record<keyof ZoneChange, unknown>>;
+  if (!isCount(zoneId) || typeof zone !== 'string' || !isCount(serial) || !isCount(version) || typeof deleted !== 'boolean') return undefined;
+  if (previous !== undefined && !isCount(previous)) return undefined;
+  if (names !== undefined && !(Array.isArray(names) && names.every((n) => typeof n === 'string'))) return undefined;
+  return { zoneId, zone, serial, version, previous, deleted, names };
+}
+
+/** A resource change as a NOTIFY told it; undefined for a payload of another shape. */
+export function resourceChangeFromNotice(value: unknown): ResourceChange | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { resourceId, deleted } = value as Partial<Record<keyof ResourceChange, unknown>>;
+  return isCount(resourceId) && typeof deleted === 'boolean' ? { resourceId, deleted } : undefined;
+}
+
 /** Tells every DNS node of a record's new agreed state; PostgreSQL delivers it only if the transaction commits. */
 export async function notifyHealthChange(tx: Db, engine: Engine, change: HealthChange): Promise<void> {
   if (engine === 'postgres') await sql`select pg_notify(${healthChannel}, ${JSON.stringify(change)})`.execute(tx);

@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { notifyChannel } from '../../src/events/change-feed.ts';
 import { addressesIn, ask } from '../support/dns-client.ts';
 import { engines } from '../support/engines.ts';
 import { bearer, call, login } from '../support/http.ts';
@@ -57,6 +59,33 @@ for (const engine of engines()) {
       assert.equal((await api('DELETE', '/dns/v2/zones/nodes.test/www.nodes.test/A')).status, 200);
       await until(dnsNode.dnsPort, 'www.nodes.test', [], 5000);
       assert.equal((await ask(dnsNode.dnsPort, 'www.nodes.test', 'A')).packet.rcode, 'NXDOMAIN');
+    });
+
+    test('a stranger\'s NOTIFY on the change channel, and its listening connections ended by the server, leave the DNS node following changes', { skip: engine !== 'postgres' }, async () => {
+      const admin = new pg.Client({ connectionString: dnsNode.env['EDGEPLANE_DATABASE_URL'] });
+      await admin.connect();
+      try {
+        const listening = `select pid from pg_stat_activity where datname = current_database() and query = 'LISTEN ${notifyChannel}'`;
+        const before = (await admin.query<{ pid: number }>(listening)).rows.map((r) => r.pid);
+        assert.ok(before.length > 0);
+        // Anyone who can connect may NOTIFY: neither payload is a change, and neither may stop the node.
+        await admin.query(`select pg_notify($1, 'not json'), pg_notify($1, '{"zoneId": "nodes.test"}')`, [notifyChannel]);
+        await admin.query(`select pg_terminate_backend(pid) from (${listening}) as l`);
+        const deadline = Date.now() + 10_000;
+        for (;;) {
+          const now = (await admin.query<{ pid: number }>(listening)).rows.map((r) => r.pid);
+          if (now.length === before.length && now.every((pid) => !before.includes(pid))) break;
+          if (Date.now() > deadline) assert.fail(`the DNS node's threads did not listen again: ${JSON.stringify({ before, now })}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        const put = await api('PUT', '/dns/v2/zones/nodes.test/again.nodes.test/A', { ttl: 60, resource_records: [{ content: ['192.0.2.11'] }] });
+        assert.equal(put.status, 200, put.text);
+        await until(dnsNode.dnsPort, 'again.nodes.test', ['192.0.2.11'], 5000);
+        assert.match(dnsNode.output(), /a notification that is not JSON; ignored/);
+        assert.match(dnsNode.output(), /a zone change notification not understood; ignored/);
+      } finally {
+        await admin.end();
+      }
     });
 
     test('the DNS node runs the health checks it reads from the store', async () => {

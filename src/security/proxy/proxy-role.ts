@@ -11,11 +11,11 @@ import { sql } from 'kysely';
 import type { GeoData } from '../../geo/geoip.ts';
 import type { Config, LogLevel } from '../../config.ts';
 import type { Sealer } from '../../crypto/sealed.ts';
-import { notifyChannel, resourceChannel, type ChangeFeed, type ResourceChange, type ZoneChange } from '../../events/change-feed.ts';
+import { notifyChannel, resourceChangeFromNotice, resourceChannel, zoneChangeFromNotice, type ChangeFeed, type ResourceChange, type ZoneChange } from '../../events/change-feed.ts';
 import type { Metrics } from '../../metrics.ts';
 import { sharedCaps } from '../../net/connection-admission.ts';
 import type { Store } from '../../store/database.ts';
-import { pgDriver } from '../../store/pg-driver.ts';
+import { listenTo } from '../../store/pg-listener.ts';
 import { fdDestination, streamDestination } from './access-log.ts';
 import type { ResourcePolicy } from './policy.ts';
 import { loadPolicies } from './policy-loader.ts';
@@ -237,17 +237,24 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
     });
     // Other nodes' changes (and, again, this process's own: applied once, above).
     if (store.engine === 'postgres' && config.databaseUrl !== undefined) {
-      const listener = new (pgDriver().Client)({ connectionString: config.databaseUrl });
-      await listener.connect();
-      listener.on('notification', (n) => {
-        const payload = JSON.parse(n.payload ?? '{}') as ResourceChange & ZoneChange;
-        if (n.channel === resourceChannel) void resourceChanged(payload);
-        else void zoneChanged(payload);
-      });
-      listener.on('error', (e) => logger.error({ err: e }, 'the proxy\'s change listener failed; the periodic check still runs'));
-      await listener.query(`LISTEN ${resourceChannel}`);
-      await listener.query(`LISTEN ${notifyChannel}`);
-      stops.push(() => listener.end());
+      const notUnderstood = (payload: unknown) => logger.warn({ payload }, 'a change notification not understood; ignored');
+      const listener = await listenTo(
+        config.databaseUrl,
+        {
+          [resourceChannel]: (payload) => {
+            const change = resourceChangeFromNotice(payload);
+            if (change === undefined) notUnderstood(payload);
+            else void resourceChanged(change);
+          },
+          [notifyChannel]: (payload) => {
+            const change = zoneChangeFromNotice(payload);
+            if (change === undefined) notUnderstood(payload);
+            else void zoneChanged(change);
+          },
+        },
+        logger,
+      );
+      stops.push(() => listener.stop());
     }
     const timer = setInterval(() => {
       void serialised(async () => {
