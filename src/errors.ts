@@ -30,15 +30,6 @@ export const unauthorized = (message = 'authentication required') => new ApiErro
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);
 export const conflict = (message: string, fields?: FieldErrors) => new ApiError(409, 'conflict', message, fields === undefined ? {} : { fields });
-/**
- * A change whose commit was sent to PostgreSQL and whose answer the connection lost: the server
- * may have committed it. It is neither retried (it could land twice) nor reported as refused.
- */
-export class CommitOutcomeUnknown extends ApiError {
-  constructor() {
-    super(503, 'commit_outcome_unknown', 'the connection to the database failed while the change was being committed: it may or may not have been stored; read it back before sending it again');
-  }
-}
 export const throttled = (retryAfterSeconds: number, message = 'too many requests, retry later') =>
   new ApiError(429, 'too_many_requests', message, {
     headers: { 'retry-after': String(retryAfterSeconds) },

@@ -7,11 +7,9 @@
 // when it also says what is at those names after it (`rrsetsAfter`), the journal takes both from
 // there and the DNS threads of this process are handed the rows with the change, so nothing is read
 // twice (docs/dns-server.md, "Changes and convergence").
-import { CommitOutcomeUnknown } from '../errors.ts';
 import { enqueueWebhook } from '../events/webhook-outbox.ts';
 import { changeNotice, type ZoneChange } from '../events/change-feed.ts';
 import type { Db } from '../store/database.ts';
-import { answeredByServer } from '../store/errors.ts';
 import type { RrsetWithRecords } from '../store/rrsets.ts';
 import { lockZone, writeZoneChange, type ZoneChangeWrite } from '../store/zone-change.ts';
 import type { ZoneRow } from '../store/zones.ts';
@@ -72,8 +70,6 @@ export async function commitZoneChange<T>(
   options: ChangeOptions = {},
 ): Promise<{ result: T; serial: number | undefined }> {
   const { store } = ctx;
-  // Set when the work is done and the transaction goes on to its COMMIT.
-  let committing = false;
   const committed = await store.db.transaction().execute(async (tx) => {
     const locked = await lockZone(tx, store.engine, typeof which === 'number' ? { id: which } : which, options.names ?? []);
     if (locked === undefined) throw zoneNotFound();
@@ -83,13 +79,7 @@ export async function commitZoneChange<T>(
     const change = await zoneChangeOf(ctx, tx, { zone, here, names: options.names }, outcome);
     if (change.webhook !== undefined) await enqueueWebhook(tx, change.webhook);
     const version = await writeZoneChange(tx, store.engine, change.write);
-    committing = true;
     return { result: outcome.result, change: told(change, version, outcome.rrsetsAfter), webhook: change.webhook };
-  }).catch((e: unknown) => {
-    // A COMMIT whose answer PostgreSQL's connection lost may have committed: it is not reported as
-    // failed, which would have the batch commit its writes again (rrset-batch.ts). If it did commit,
-    // the DNS threads and the other nodes find it in the store (zone-sync.ts).
-    throw committing && store.engine === 'postgres' && !answeredByServer(e) ? new CommitOutcomeUnknown() : e;
   });
   options.committed?.();
   if (committed.change === undefined) return { result: committed.result, serial: undefined };

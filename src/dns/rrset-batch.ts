@@ -19,9 +19,9 @@
 // of five; one, with no read, while a zone's batches keep finding their names new. It falls back to
 // the locked transaction whenever it cannot be, above all when another writer (another node,
 // another use case) changed the zone between the read and the statement.
-import { ApiError, CommitOutcomeUnknown } from '../errors.ts';
+import { ApiError } from '../errors.ts';
 import type { Store } from '../store/database.ts';
-import { answeredByServer } from '../store/errors.ts';
+import { CommitOutcomeUnknown } from '../store/errors.ts';
 import { writeGuardedChange, type GuardedChangeResult } from '../store/guarded-change.ts';
 import { plannedRrset, writeRrsets, type RrsetWithRecords, type RrsetWrite } from '../store/rrsets.ts';
 import { readZone } from '../store/zone-change.ts';
@@ -379,10 +379,7 @@ async function tryGuarded(ctx: DnsContext, batch: Write[], names: readonly strin
   // The journal entry is written with the change: it is taken from the RRsets as planned (the
   // ids the store gives them are not part of it).
   const change = await zoneChangeOf(ctx, ctx.store.db, { ...found, names }, planned);
-  const result = await writeGuardedChange(ctx.store.db, { version: found.zone.version, absent }, writes, work.at, change.write).catch((e: unknown) => {
-    // The statement commits by itself: one whose answer the connection lost may have (commit.ts).
-    throw answeredByServer(e) ? e : new CommitOutcomeUnknown();
-  });
+  const result = await writeGuardedChange(ctx.store.db, { version: found.zone.version, absent }, writes, work.at, change.write);
   if (result === undefined) return absent.length > 0 ? 'read' : false;
   return { found, guessed: absent.length > 0, work, change, result };
 }

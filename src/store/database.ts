@@ -2,9 +2,10 @@
 // when a database URL is set.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { CommitAwarePostgresDialect } from './pg-commit.ts';
 import { pgDriver } from './pg-driver.ts';
 import { preparingPool } from './prepared.ts';
 import type { Tables } from './schema.ts';
@@ -45,7 +46,7 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'> & Part
 function openPostgresDb(url: string, prepare: boolean, logger: Logger | undefined): Db {
   const pool = new (pgDriver().Pool)({ connectionString: url, max: 10 });
   pool.on('error', (e) => logger?.warn({ err: e }, 'PostgreSQL dropped an idle connection; the next query opens another'));
-  return new Kysely<Tables>({ dialect: new PostgresDialect({ pool: preparingPool(pool, prepare) }) });
+  return new Kysely<Tables>({ dialect: new CommitAwarePostgresDialect({ pool: preparingPool(pool, prepare) }) });
 }
 
 function openSqliteDb(dataDir: string): Db {

@@ -17,3 +17,15 @@ export function answeredByServer(error: unknown): boolean {
   const e = error as { code?: unknown; severity?: unknown };
   return typeof e.severity === 'string' && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code);
 }
+
+/**
+ * A change sent to PostgreSQL whose answer the connection lost after it was sent to be committed (a
+ * COMMIT, or a statement that commits by itself): the server may or may not have committed it. It
+ * is neither committed again (it could land twice) nor reported as refused; the API answers 503
+ * commit_outcome_unknown.
+ */
+export class CommitOutcomeUnknown extends Error {
+  constructor(options: { cause: unknown }) {
+    super('the connection to PostgreSQL was lost after the change was sent to be committed', options);
+  }
+}

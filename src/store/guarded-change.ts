@@ -15,6 +15,7 @@
 // every run instead of once (bench/README.md, session 21), which cost more than it saved.
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
+import { answeredByServer, CommitOutcomeUnknown } from './errors.ts';
 import { prepared } from './prepared.ts';
 import { rrsetRowsAtNames, rrsetWriteParts, storedByWrite, writtenRrsets, type RrsetWithRecords, type RrsetWrite } from './rrsets.ts';
 import { zoneChangeAnswer, zoneChangeParts, type ZoneChangeWrite } from './zone-change.ts';
@@ -44,7 +45,7 @@ export async function writeGuardedChange(
   change: ZoneChangeWrite,
 ): Promise<GuardedChangeResult | undefined> {
   const gate = sql<boolean>`exists (select 1 from guard)`;
-  const { rows } = await prepared(sql<{ version: number; written: { i: number; rrset: RrsetWithRecords }[] }>`
+  const statement = prepared(sql<{ version: number; written: { i: number; rrset: RrsetWithRecords }[] }>`
     with guard as (
       select id from zones where id = ${change.zoneId} and version = ${basis.version}
         and not exists (${rrsetRowsAtNames(change.zoneId, basis.absent)})
@@ -52,7 +53,11 @@ export async function writeGuardedChange(
     ),
     ${rrsetWriteParts(change.zoneId, writes, at, gate)},
     ${zoneChangeParts(change, gate)}
-    ${zoneChangeAnswer(change.notice, sql`, (select coalesce(jsonb_agg(jsonb_build_object('i', w.i, 'rrset', w.rrset)), '[]'::jsonb) from (${writtenRrsets}) as w) as written`)}`).execute(db);
+    ${zoneChangeAnswer(change.notice, sql`, (select coalesce(jsonb_agg(jsonb_build_object('i', w.i, 'rrset', w.rrset)), '[]'::jsonb) from (${writtenRrsets}) as w) as written`)}`);
+  const { rows } = await statement.execute(db).catch((e: unknown) => {
+    // It commits by itself: one whose answer the connection lost may have (pg-commit.ts).
+    throw answeredByServer(e) ? e : new CommitOutcomeUnknown({ cause: e });
+  });
   const row = rows[0];
   return row === undefined ? undefined : { version: row.version, stored: storedByWrite(writes, row.written) };
 }
