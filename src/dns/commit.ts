@@ -131,7 +131,7 @@ export async function zoneChangeOf(ctx: DnsContext, db: Db, found: FoundZone, ou
         });
   // The change as other nodes hear of it; its version is the one its own statement takes.
   const told: ZoneChange = { zoneId: zone.id, zone: zone.name, serial, version: 0, previous: changedNames === undefined ? undefined : zone.version, deleted: false, names: changedNames };
-  return { write: { zoneId: zone.id, fields, journal, bounds, notice: changeNotice(told) }, told, after, webhook: webhookCall(zone, outcome) };
+  return { write: { zoneId: zone.id, fields, journal, bounds, notice: changeNotice(told, ctx.changes.origin) }, told, after, webhook: webhookCall(zone, outcome) };
 }
 
 /** The webhook call a change with `outcome` queues: when the zone (as the change leaves it) has a webhook and RRsets changed. */

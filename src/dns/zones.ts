@@ -77,7 +77,7 @@ export async function createZone(ctx: DnsContext, caller: Principal, body: ZoneB
         undefined,
       );
       const change: ZoneChange = { zoneId: row.id, zone: name, serial: row.serial, version: row.version, deleted: false };
-      await notifyOtherNodes(tx, ctx.store.engine, change);
+      await notifyOtherNodes(tx, ctx.store.engine, change, ctx.changes.origin);
       return change;
     });
     await ctx.changes.publish(zone);
@@ -120,7 +120,7 @@ export async function deleteZone(ctx: DnsContext, caller: Principal, pathName: s
     await abandonZoneWebhooks(tx, zone.id, new Date().toISOString());
     const version = await deleteZoneRow(tx, zone.id);
     const deleted: ZoneChange = { zoneId: zone.id, zone: zone.name, serial: 0, version, deleted: true };
-    await notifyOtherNodes(tx, ctx.store.engine, deleted);
+    await notifyOtherNodes(tx, ctx.store.engine, deleted, ctx.changes.origin);
     return deleted;
   });
   await ctx.changes.publish(change);

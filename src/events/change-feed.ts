@@ -2,6 +2,7 @@
 // protected resource its id. In-process subscribers (the DNS server, the proxy of this process)
 // hear it right after the commit; on PostgreSQL it is also sent with NOTIFY inside the transaction,
 // so other nodes hear it exactly when it commits.
+import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, Engine } from '../store/database.ts';
 import type { RrsetWithRecords } from '../store/rrsets.ts';
@@ -53,6 +54,12 @@ export interface HealthChange {
 }
 
 export class ChangeFeed<T = ZoneChange> {
+  /**
+   * The feed in the notices its changes send to other nodes: the DNS threads of a process with the
+   * API are handed its changes by this feed (with what they wrote), so they pass over the notices
+   * naming it and take only the other nodes' (dns/server/workers.ts).
+   */
+  readonly origin = randomBytes(8).toString('hex');
   readonly #listeners = new Set<(change: T) => Promise<void>>();
   readonly #onError: (error: unknown) => void;
 
@@ -83,20 +90,23 @@ export async function notifyResourceChange(tx: Db, engine: Engine, change: Resou
 }
 
 /** Queues the change for other nodes; PostgreSQL delivers it only if the transaction commits. */
-export async function notifyOtherNodes(tx: Db, engine: Engine, change: ZoneChange): Promise<void> {
+export async function notifyOtherNodes(tx: Db, engine: Engine, change: ZoneChange, origin: string): Promise<void> {
   if (engine !== 'postgres') return;
-  const { channel, payload } = changeNotice(change);
+  const { channel, payload } = changeNotice(change, origin);
   await sql`select pg_notify(${channel}, ${payload})`.execute(tx);
 }
 
 /** The NOTIFY that tells other nodes of `change` (store/zone-change.ts sends it with a change's own writes). */
-export function changeNotice(change: ZoneChange): ChangeNotice {
+export function changeNotice(change: ZoneChange, origin: string): ChangeNotice {
   // NOTIFY payloads stop at 8000 bytes; past that, listeners reload the whole zone. What the change
   // wrote stays here: other nodes read the names from the store.
-  const payload = JSON.stringify({ ...change, written: undefined });
-  const fitting = payload.length < 7900 ? payload : JSON.stringify({ ...change, names: undefined, written: undefined });
+  const payload = JSON.stringify({ ...change, written: undefined, origin });
+  const fitting = payload.length < 7900 ? payload : JSON.stringify({ ...change, names: undefined, written: undefined, origin });
   return { channel: notifyChannel, payload: fitting };
 }
+
+/** The origin (ChangeFeed.origin) a notice (parsed) names, if any. */
+export const noticeOrigin = (notice: unknown): unknown => (typeof notice === 'object' && notice !== null ? (notice as { origin?: unknown }).origin : undefined);
 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 

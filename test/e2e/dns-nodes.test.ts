@@ -88,6 +88,29 @@ for (const engine of engines()) {
       }
     });
 
+    test('a node with both the API and DNS serves another node\'s change from its NOTIFY, and its own as before', { skip: engine !== 'postgres' }, async () => {
+      const both = await apiNode.sibling({ EDGEPLANE_ROLES: 'api,dns' });
+      try {
+        const resyncs = async () => Number(/^edgeplane_dns_zone_resyncs_total (\S+)$/m.exec((await call(both.url, 'GET', '/metrics')).text)?.[1]);
+        const before = await resyncs();
+        assert.ok(Number.isFinite(before));
+        const put = await api('PUT', '/dns/v2/zones/nodes.test/other.nodes.test/A', { ttl: 60, resource_records: [{ content: ['192.0.2.12'] }] });
+        assert.equal(put.status, 200, put.text);
+        await until(both.dnsPort, 'other.nodes.test', ['192.0.2.12'], 5000);
+        // Found by the periodic check (every 2 s) instead, it would count as a resync.
+        assert.equal(await resyncs(), before, both.output().split('\n').filter((l) => /periodic|notification|listen/i.test(l)).join('\n'));
+        const auth = bearer((await login(both.url, adminEmail, adminPassword)).access);
+        const own = await call(both.url, 'PUT', '/dns/v2/zones/nodes.test/own.nodes.test/A', { auth, body: { ttl: 60, resource_records: [{ content: ['192.0.2.13'] }] } });
+        assert.equal(own.status, 200, own.text);
+        // Its own change is served when the API answers; the DNS-only node hears of it by NOTIFY.
+        assert.deepEqual(addressesIn((await ask(both.dnsPort, 'own.nodes.test', 'A')).packet), ['192.0.2.13']);
+        await until(dnsNode.dnsPort, 'own.nodes.test', ['192.0.2.13'], 5000);
+        assert.equal(await resyncs(), before);
+      } finally {
+        await both.dispose();
+      }
+    });
+
     test('the DNS node runs the health checks it reads from the store', async () => {
       const body = {
         ttl: 60,

@@ -3,9 +3,9 @@
 // connect to the database may NOTIFY) is refused rather than applied as a change.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { changeNotice, resourceChangeFromNotice, zoneChangeFromNotice, type ZoneChange } from '../../src/events/change-feed.ts';
+import { ChangeFeed, changeNotice, noticeOrigin, resourceChangeFromNotice, zoneChangeFromNotice, type ZoneChange } from '../../src/events/change-feed.ts';
 
-const sent = (change: ZoneChange) => zoneChangeFromNotice(JSON.parse(changeNotice(change).payload));
+const sent = (change: ZoneChange) => zoneChangeFromNotice(JSON.parse(changeNotice(change, 'node-a').payload));
 
 test('a zone change notice reads back as the change, without what was handed to this process only', () => {
   const names: ZoneChange = { zoneId: 7, zone: 'example.com', serial: 2026112801, version: 41, previous: 40, deleted: false, names: ['www.example.com'] };
@@ -15,6 +15,16 @@ test('a zone change notice reads back as the change, without what was handed to 
   // Past NOTIFY's payload limit, the names are left out: the zone is read whole.
   const many = { ...names, names: Array.from({ length: 400 }, (_, i) => `host-${String(i)}.example.com`) };
   assert.deepEqual(sent(many), { ...names, names: undefined });
+});
+
+test('a notice names the feed it came from, so a process passes over its own', () => {
+  const [one, two] = [new ChangeFeed(() => undefined), new ChangeFeed(() => undefined)];
+  assert.notEqual(one.origin, two.origin);
+  const change: ZoneChange = { zoneId: 1, zone: 'example.com', serial: 1, version: 1, deleted: false };
+  assert.equal(noticeOrigin(JSON.parse(changeNotice(change, one.origin).payload)), one.origin);
+  const many = { ...change, names: Array.from({ length: 400 }, (_, i) => `host-${String(i)}.example.com`) };
+  assert.equal(noticeOrigin(JSON.parse(changeNotice(many, one.origin).payload)), one.origin);
+  for (const other of [null, 'x', {}, { origin: 5 }]) assert.notEqual(noticeOrigin(other), one.origin);
 });
 
 test('a zone change notice of another shape is refused', () => {

@@ -22,7 +22,7 @@ for (const engine of engines()) {
     const append = (zoneId: number, size: number, bounds: { versions: number; bytes: number }) =>
       opened().db.transaction().execute(async (tx) => {
         const serial = size;
-        const notice = changeNotice({ zoneId, zone: 'any.example', serial, version: 0, deleted: false });
+        const notice = changeNotice({ zoneId, zone: 'any.example', serial, version: 0, deleted: false }, 'test');
         const entry = { zone_id: zoneId, serial_from: serial, serial_to: serial + 1, removed: '[]', added: '[]', size };
         return writeZoneChange(tx, opened().engine, { zoneId, fields: { serial, updated_at: now }, journal: { entry }, bounds, notice });
       });

@@ -1,8 +1,8 @@
 // A DNS server running without the API in its process hears of changes from PostgreSQL NOTIFY, the
-// moment they commit. Nothing else depends on it: every thread also compares its zones' versions with
-// the store's every 2 s (zone-sync.ts), which is how SQLite shared with another process, another
-// node's changes in a process with its own API, or a notification lost with the connection (opened
-// again: store/pg-listener.ts), converge.
+// moment they commit (with the API, the process's main thread hears the other nodes' for its
+// threads: workers.ts). Nothing else depends on it: every thread also compares its zones' versions
+// with the store's every 2 s (zone-sync.ts), which is how SQLite shared with another process, or a
+// notification lost with the connection (opened again: store/pg-listener.ts), converge.
 import type { FastifyBaseLogger } from 'fastify';
 import { notifyChannel, zoneChangeFromNotice } from '../../events/change-feed.ts';
 import { listenTo, type PgListener } from '../../store/pg-listener.ts';

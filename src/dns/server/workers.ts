@@ -5,7 +5,8 @@
 import type { Writable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { Counter, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import type { ChangeFeed, ZoneChange } from '../../events/change-feed.ts';
+import { noticeOrigin, notifyChannel, zoneChangeFromNotice, type ChangeFeed, type ZoneChange } from '../../events/change-feed.ts';
+import { listenTo } from '../../store/pg-listener.ts';
 import type { ListenAddress, LogLevel } from '../../config.ts';
 import { startDnsServer, type DnsServerOptions } from './dns-server.ts';
 import { udpBatchUnavailable } from './udp-batch.ts';
@@ -207,6 +208,30 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     }
     notifyOf(change, local.serves(change.zone));
   });
+  // Other nodes' changes. A DNS-only process's threads hear them by NOTIFY themselves
+  // (follow-store.ts); where the threads are handed this process's changes (by `feed`), this thread
+  // listens for the process and hands them the other nodes' changes, the feed's own passed over.
+  const feed = options.changes;
+  const othersChanges =
+    feed !== undefined && databaseUrl !== undefined
+      ? await listenTo(
+          databaseUrl,
+          {
+            [notifyChannel]: (payload) => {
+              if (noticeOrigin(payload) === feed.origin) return;
+              const change = zoneChangeFromNotice(payload);
+              if (change === undefined) {
+                options.logger.warn({ payload }, 'a zone change notification not understood; ignored');
+                return;
+              }
+              // Neither rejects: a thread that fails keeps trying on its own (zone-sync.ts).
+              const applied = [local.apply(change), ...threads.map((t) => t.request({ kind: 'change', change }))];
+              void Promise.all(applied).then(() => notifyOf(change, local.serves(change.zone)));
+            },
+          },
+          options.logger,
+        )
+      : undefined;
   options.logger.info(
     { dns: `${options.listen.host}:${String(port)}`, workers: options.workers, udp_io: local.udpIo, zones: local.zones, load_ms: local.loadMs },
     `DNS listening on udp+tcp ${options.listen.host}:${String(port)} with ${String(options.workers)} worker(s), ${local.udpIo} UDP`,
@@ -215,6 +240,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     port,
     stop: async () => {
       unsubscribe?.();
+      await othersChanges?.stop();
       checker.stop();
       await coordination.stop();
       await Promise.all(threads.map((t) => t.stop()));
