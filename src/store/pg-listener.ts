@@ -40,7 +40,7 @@ export async function listenTo(
   const lost = (failed: Client, error: unknown) => {
     if (client !== failed || stopped) return;
     client = undefined;
-    // The dead connection's socket is closed; its errors from here on are not news.
+    // Its 'error' listener stays: a late error of the dead connection must not be thrown.
     failed.removeAllListeners('notification');
     void failed.end().catch(() => undefined);
     logger.warn({ err: error, retryInMs: waitMs }, 'the PostgreSQL connection listening for changes was lost; connecting again');
@@ -48,11 +48,12 @@ export async function listenTo(
   };
 
   const schedule = () => {
+    if (stopped) return;
     timer = setTimeout(() => {
       connect().then(
         () => {
           waitMs = retry.firstMs;
-          logger.info({ channels: Object.keys(channels) }, 'listening for changes again');
+          if (!stopped) logger.info({ channels: Object.keys(channels) }, 'listening for changes again');
         },
         (error: unknown) => {
           waitMs = Math.min(waitMs * 2, retry.longestMs);

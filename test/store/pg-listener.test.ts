@@ -75,7 +75,7 @@ for (const engine of engines().filter((e) => e === 'postgres')) {
       }
     });
 
-    test('the first connection failing fails the start; while the server cannot be reached, each wait is longer', async () => {
+    test('the first connection failing fails the start; while the server cannot be reached, each wait is longer; stopped, it tries no more', async () => {
       // A TCP forwarder to the server that can stop letting connections through.
       const server = new URL(database.url);
       let through = true;
@@ -121,6 +121,18 @@ for (const engine of engines().filter((e) => e === 'postgres')) {
         assert.ok(failed.every((l) => l.message === 'connecting to PostgreSQL to listen for changes failed; trying again'));
         assert.deepEqual(failed.slice(0, 3).map((l) => l.retryInMs), [100, 200, 200]);
         assert.deepEqual(lines.at(-1), { message: 'listening for changes again' });
+        // Stopped while it tries again: it tries no more.
+        through = false;
+        for (const socket of sockets) socket.destroy();
+        const seen = lines.length;
+        await until('a failed attempt', () => lines.length >= seen + 2);
+        await listener.stop();
+        listener = undefined;
+        through = true;
+        const stoppedAt = lines.length;
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        assert.equal(lines.length, stoppedAt);
+        assert.equal(await listening(), 0);
       } finally {
         await listener?.stop();
         for (const socket of sockets) socket.destroy();
