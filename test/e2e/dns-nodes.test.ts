@@ -61,7 +61,7 @@ for (const engine of engines()) {
       assert.equal((await ask(dnsNode.dnsPort, 'www.nodes.test', 'A')).packet.rcode, 'NXDOMAIN');
     });
 
-    test('a stranger\'s NOTIFY on the change channel, and its listening connections ended by the server, leave the DNS node following changes', { skip: engine !== 'postgres' }, async () => {
+    test('a stranger\'s NOTIFY on the change channel, and its listening connections ended by the server, leave the DNS node following changes', { skip: engine === 'postgres' ? false : 'SQLite has no NOTIFY: PostgreSQL only' }, async () => {
       const admin = new pg.Client({ connectionString: dnsNode.env['EDGEPLANE_DATABASE_URL'] });
       await admin.connect();
       try {
@@ -88,7 +88,7 @@ for (const engine of engines()) {
       }
     });
 
-    test('a node with both the API and DNS serves another node\'s change from its NOTIFY, and its own as before', { skip: engine !== 'postgres' }, async () => {
+    test('a node with both the API and DNS serves another node\'s change from its NOTIFY, and its own as before', { skip: engine === 'postgres' ? false : 'SQLite has no NOTIFY: PostgreSQL only' }, async () => {
       const both = await apiNode.sibling({ EDGEPLANE_ROLES: 'api,dns' });
       try {
         const resyncs = async () => Number(/^edgeplane_dns_zone_resyncs_total (\S+)$/m.exec((await call(both.url, 'GET', '/metrics')).text)?.[1]);
