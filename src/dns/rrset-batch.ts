@@ -314,6 +314,7 @@ async function commitGuarded(ctx: DnsContext, zoneName: string, batch: Write[], 
   // Kept again below only once this batch commits having found its names new.
   heads.delete(zoneName);
   let done: Committed | 'settled' | 'read' | false = 'read';
+  // The way of the last try: unread on the kept row, guarded on a read.
   let way: 'guarded' | 'unread' = head === undefined ? 'guarded' : 'unread';
   try {
     if (head !== undefined) done = await tryGuarded(ctx, batch, names, { zone: head, here: [] }, names);
@@ -331,7 +332,7 @@ async function commitGuarded(ctx: DnsContext, zoneName: string, batch: Write[], 
   // A batch planned on what it read is not planned again: it goes the locked way.
   if (done === false || done === 'read') return false;
   committed?.();
-  if (done === 'settled') return 'guarded';
+  if (done === 'settled') return way;
   if (done.found.here.length === 0) {
     heads.set(zoneName, { ...done.change.after, version: done.result.version });
     if (heads.size > maxZoneHeads) heads.delete(heads.keys().next().value ?? zoneName);
@@ -344,15 +345,14 @@ async function commitGuarded(ctx: DnsContext, zoneName: string, batch: Write[], 
   } catch (e) {
     for (const write of batch) write.reject(e);
   }
-  return done.guessed ? 'unread' : 'guarded';
+  return way;
 }
 
 type FoundRrsets = { zone: ZoneRow; here: RrsetWithRecords[] };
 
-/** A guarded try that committed: what it was planned on (`guessed`: unread), the work, the change told, what the statement wrote. */
+/** A guarded try that committed: what it was planned on, the work, the change told, what the statement wrote. */
 interface Committed {
   found: FoundRrsets;
-  guessed: boolean;
   work: BatchWork;
   change: ZoneChangeOf;
   result: GuardedChangeResult;
@@ -381,7 +381,7 @@ async function tryGuarded(ctx: DnsContext, batch: Write[], names: readonly strin
   const change = await zoneChangeOf(ctx, ctx.store.db, { ...found, names }, planned);
   const result = await writeGuardedChange(ctx.store.db, { version: found.zone.version, absent }, writes, work.at, change.write);
   if (result === undefined) return absent.length > 0 ? 'read' : false;
-  return { found, guessed: absent.length > 0, work, change, result };
+  return { found, work, change, result };
 }
 
 /** Zones whose row this process keeps for planning unread (headsByStore): beyond it the oldest are forgotten. */
