@@ -1,4 +1,5 @@
 // Engine-independent reading of the store's errors.
+import { isAbortedTransactionError } from 'kysely';
 
 /** True for a UNIQUE violation from node:sqlite or pg. */
 export function isUniqueViolation(error: unknown): boolean {
@@ -13,7 +14,7 @@ export function isUniqueViolation(error: unknown): boolean {
  * statement on its way (the connection reset or closed under it) leaves unknown whether the server
  * carried it out: a COMMIT, or a statement outside a transaction, may have been committed.
  */
-export function answeredByServer(error: unknown): boolean {
+function answeredByServer(error: unknown): boolean {
   const e = error as { code?: unknown; severity?: unknown };
   return typeof e.severity === 'string' && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code);
 }
@@ -28,4 +29,13 @@ export class CommitOutcomeUnknown extends Error {
   constructor(options: { cause: unknown }) {
     super('the connection to PostgreSQL was lost after the change was sent to be committed', options);
   }
+}
+
+/**
+ * What a PostgreSQL commit (a COMMIT, or a statement that commits by itself) failing with `error`
+ * means: the error itself when the server answered it (refused, or a COMMIT answered ROLLBACK: not
+ * committed), else CommitOutcomeUnknown.
+ */
+export function commitFailure(error: unknown): unknown {
+  return answeredByServer(error) || isAbortedTransactionError(error) ? error : new CommitOutcomeUnknown({ cause: error });
 }

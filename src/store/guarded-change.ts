@@ -15,7 +15,7 @@
 // every run instead of once (bench/README.md, session 21), which cost more than it saved.
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
-import { answeredByServer, CommitOutcomeUnknown } from './errors.ts';
+import { commitFailure } from './errors.ts';
 import { prepared } from './prepared.ts';
 import { rrsetRowsAtNames, rrsetWriteParts, storedByWrite, writtenRrsets, type RrsetWithRecords, type RrsetWrite } from './rrsets.ts';
 import { zoneChangeAnswer, zoneChangeParts, type ZoneChangeWrite } from './zone-change.ts';
@@ -56,7 +56,7 @@ export async function writeGuardedChange(
     ${zoneChangeAnswer(change.notice, sql`, (select coalesce(jsonb_agg(jsonb_build_object('i', w.i, 'rrset', w.rrset)), '[]'::jsonb) from (${writtenRrsets}) as w) as written`)}`);
   const { rows } = await statement.execute(db).catch((e: unknown) => {
     // It commits by itself: one whose answer the connection lost may have (pg-commit.ts).
-    throw answeredByServer(e) ? e : new CommitOutcomeUnknown({ cause: e });
+    throw commitFailure(e);
   });
   const row = rows[0];
   return row === undefined ? undefined : { version: row.version, stored: storedByWrite(writes, row.written) };

@@ -4,8 +4,8 @@
 // may have landed: a caller that commits again (rrset-batch.ts commits a failed batch write by write)
 // could land it twice. This dialect's driver throws CommitOutcomeUnknown for it instead, for every
 // transaction of the store; a COMMIT the server itself refused is thrown as it was.
-import { isAbortedTransactionError, PostgresDialect, PostgresDriver, type DatabaseConnection, type Driver, type PostgresDialectConfig } from 'kysely';
-import { answeredByServer, CommitOutcomeUnknown } from './errors.ts';
+import { PostgresDialect, PostgresDriver, type DatabaseConnection, type Driver, type PostgresDialectConfig } from 'kysely';
+import { commitFailure, CommitOutcomeUnknown } from './errors.ts';
 
 class CommitAwareDriver extends PostgresDriver {
   /** Connections whose COMMIT's answer was lost: nothing is left to roll back on them. */
@@ -15,10 +15,9 @@ class CommitAwareDriver extends PostgresDriver {
     try {
       await super.commitTransaction(connection);
     } catch (e) {
-      // Refused by the server, or its COMMIT answered ROLLBACK (a transaction that had failed): not committed.
-      if (answeredByServer(e) || isAbortedTransactionError(e)) throw e;
-      this.#lost.add(connection);
-      throw new CommitOutcomeUnknown({ cause: e });
+      const failure = commitFailure(e);
+      if (failure instanceof CommitOutcomeUnknown) this.#lost.add(connection);
+      throw failure;
     }
   }
 
