@@ -130,6 +130,18 @@ export function resourceChangeFromNotice(value: unknown): ResourceChange | undef
   return isCount(resourceId) && typeof deleted === 'boolean' ? { resourceId, deleted } : undefined;
 }
 
+/**
+ * A LISTEN handler (store/pg-listener.ts) for a channel of `what` changes: a payload `read`
+ * understands goes to `take`; any other, which anyone who can connect may send, is logged and ignored.
+ */
+export function noticeHandler<T>(what: string, read: (payload: unknown) => T | undefined, take: (change: T) => void, logger: { warn(details: object, message: string): void }): (payload: unknown) => void {
+  return (payload) => {
+    const change = read(payload);
+    if (change === undefined) logger.warn({ payload }, `a ${what} notification not understood; ignored`);
+    else take(change);
+  };
+}
+
 /** Tells every DNS node of a record's new agreed state; PostgreSQL delivers it only if the transaction commits. */
 export async function notifyHealthChange(tx: Db, engine: Engine, change: HealthChange): Promise<void> {
   if (engine === 'postgres') await sql`select pg_notify(${healthChannel}, ${JSON.stringify(change)})`.execute(tx);

@@ -4,21 +4,11 @@
 // with the store's every 2 s (zone-sync.ts), which is how SQLite shared with another process, or a
 // notification lost with the connection (opened again: store/pg-listener.ts), converge.
 import type { FastifyBaseLogger } from 'fastify';
-import { notifyChannel, zoneChangeFromNotice } from '../../events/change-feed.ts';
+import { noticeHandler, notifyChannel, zoneChangeFromNotice } from '../../events/change-feed.ts';
 import { listenTo, type PgListener } from '../../store/pg-listener.ts';
 import type { ZoneSync } from './zone-sync.ts';
 
 export async function followStore(databaseUrl: string, sync: ZoneSync, logger: FastifyBaseLogger): Promise<PgListener> {
-  return listenTo(
-    databaseUrl,
-    {
-      [notifyChannel]: (payload) => {
-        const change = zoneChangeFromNotice(payload);
-        if (change === undefined) logger.warn({ payload }, 'a zone change notification not understood; ignored');
-        // ZoneSync.apply never rejects: a failure is retried there.
-        else void sync.apply(change);
-      },
-    },
-    logger,
-  );
+  // ZoneSync.apply never rejects: a failure is retried there.
+  return listenTo(databaseUrl, { [notifyChannel]: noticeHandler('zone change', zoneChangeFromNotice, (change) => void sync.apply(change), logger) }, logger);
 }

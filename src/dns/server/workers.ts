@@ -5,7 +5,7 @@
 import type { Writable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { Counter, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import { noticeOrigin, notifyChannel, zoneChangeFromNotice, type ChangeFeed, type ZoneChange } from '../../events/change-feed.ts';
+import { noticeHandler, noticeOrigin, notifyChannel, zoneChangeFromNotice, type ChangeFeed, type ZoneChange } from '../../events/change-feed.ts';
 import { listenTo } from '../../store/pg-listener.ts';
 import type { ListenAddress, LogLevel } from '../../config.ts';
 import { startDnsServer, type DnsServerOptions } from './dns-server.ts';
@@ -212,21 +212,23 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   // (follow-store.ts); where the threads are handed this process's changes (by `feed`), this thread
   // listens for the process and hands them the other nodes' changes, the feed's own passed over.
   const feed = options.changes;
+  const fromOthers = noticeHandler(
+    'zone change',
+    zoneChangeFromNotice,
+    (change) => {
+      // Neither rejects: a thread that fails keeps trying on its own (zone-sync.ts).
+      const applied = [local.apply(change), ...threads.map((t) => t.request({ kind: 'change', change }))];
+      void Promise.all(applied).then(() => notifyOf(change, local.serves(change.zone)));
+    },
+    options.logger,
+  );
   const othersChanges =
     feed !== undefined && databaseUrl !== undefined
       ? await listenTo(
           databaseUrl,
           {
             [notifyChannel]: (payload) => {
-              if (noticeOrigin(payload) === feed.origin) return;
-              const change = zoneChangeFromNotice(payload);
-              if (change === undefined) {
-                options.logger.warn({ payload }, 'a zone change notification not understood; ignored');
-                return;
-              }
-              // Neither rejects: a thread that fails keeps trying on its own (zone-sync.ts).
-              const applied = [local.apply(change), ...threads.map((t) => t.request({ kind: 'change', change }))];
-              void Promise.all(applied).then(() => notifyOf(change, local.serves(change.zone)));
+              if (noticeOrigin(payload) !== feed.origin) fromOthers(payload);
             },
           },
           options.logger,

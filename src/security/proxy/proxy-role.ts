@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import type { GeoData } from '../../geo/geoip.ts';
 import type { Config, LogLevel } from '../../config.ts';
 import type { Sealer } from '../../crypto/sealed.ts';
-import { notifyChannel, resourceChangeFromNotice, resourceChannel, zoneChangeFromNotice, type ChangeFeed, type ResourceChange, type ZoneChange } from '../../events/change-feed.ts';
+import { noticeHandler, notifyChannel, resourceChangeFromNotice, resourceChannel, zoneChangeFromNotice, type ChangeFeed, type ResourceChange, type ZoneChange } from '../../events/change-feed.ts';
 import type { Metrics } from '../../metrics.ts';
 import { sharedCaps } from '../../net/connection-admission.ts';
 import type { Store } from '../../store/database.ts';
@@ -237,20 +237,11 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
     });
     // Other nodes' changes (and, again, this process's own: applied once, above).
     if (store.engine === 'postgres' && config.databaseUrl !== undefined) {
-      const notUnderstood = (payload: unknown) => logger.warn({ payload }, 'a change notification not understood; ignored');
       const listener = await listenTo(
         config.databaseUrl,
         {
-          [resourceChannel]: (payload) => {
-            const change = resourceChangeFromNotice(payload);
-            if (change === undefined) notUnderstood(payload);
-            else void resourceChanged(change);
-          },
-          [notifyChannel]: (payload) => {
-            const change = zoneChangeFromNotice(payload);
-            if (change === undefined) notUnderstood(payload);
-            else void zoneChanged(change);
-          },
+          [resourceChannel]: noticeHandler('resource change', resourceChangeFromNotice, (change) => void resourceChanged(change), logger),
+          [notifyChannel]: noticeHandler('zone change', zoneChangeFromNotice, (change) => void zoneChanged(change), logger),
         },
         logger,
       );
