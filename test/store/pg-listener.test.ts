@@ -28,7 +28,14 @@ for (const engine of engines().filter((e) => e === 'postgres')) {
     let admin: pg.Client;
     const channel = `edgeplane_test_${randomBytes(4).toString('hex')}`;
     const notify = (payload: string) => admin.query('select pg_notify($1, $2)', [channel, payload]);
-    const listening = async () => Number((await admin.query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = current_database() and query = $1', [`LISTEN ${channel}`])).rows[0]?.n);
+    // Backends that have run the LISTEN (idle after it: a terminated one may still be listed while it goes).
+    const listeningPids = async () => (await admin.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database() and query = $1 and state = 'idle'`, [`LISTEN ${channel}`])).rows.map((r) => r.pid);
+    const listening = async () => (await listeningPids()).length;
+    /** Until one backend listens, and not one of `before`. */
+    const listeningAgain = (before: number[]) => until('the listener to connect again', async () => {
+      const now = await listeningPids();
+      return now.length === 1 && !before.includes(now[0] as number);
+    });
 
     before(async () => {
       database = await createPostgresDatabase();
@@ -60,10 +67,11 @@ for (const engine of engines().filter((e) => e === 'postgres')) {
       const log = logger();
       let listener: PgListener | undefined = await listenTo(database.url, { [channel]: (payload) => heard.push(payload) }, log, { firstMs: 50, longestMs: 200 });
       try {
-        assert.equal(await listening(), 1);
+        const before = await listeningPids();
+        assert.equal(before.length, 1);
         const ended = await admin.query<{ ended: boolean }>('select pg_terminate_backend(pid) as ended from pg_stat_activity where datname = current_database() and query = $1', [`LISTEN ${channel}`]);
         assert.deepEqual(ended.rows, [{ ended: true }]);
-        await until('the listener to connect again', async () => (await listening()) === 1);
+        await listeningAgain(before);
         await notify('"after"');
         await until('a notification after the new connection', () => heard.includes('after'));
         assert.deepEqual(log.lines.map((l) => l.message), ['the PostgreSQL connection listening for changes was lost; connecting again', 'listening for changes again']);
@@ -109,11 +117,13 @@ for (const engine of engines().filter((e) => e === 'postgres')) {
         await assert.rejects(listenTo(url.toString(), { [channel]: () => undefined }, log));
         through = true;
         listener = await listenTo(url.toString(), { [channel]: (payload) => heard.push(payload) }, log, { firstMs: 50, longestMs: 200 });
+        await until('the listener to listen', async () => (await listening()) === 1);
+        const before = await listeningPids();
         through = false;
         for (const socket of sockets) socket.destroy();
         await until('four failed attempts', () => lines.length >= 5);
         through = true;
-        await until('the listener to connect again', async () => (await listening()) === 1);
+        await listeningAgain(before);
         await notify('"back"');
         await until('a notification after the server came back', () => heard.includes('back'));
         const failed = lines.slice(1, -1);
