@@ -182,6 +182,8 @@ export interface Config {
   testApplyFaults: ApplyFault[];
   /** Every health check's interval instead of its `frequency` (50 ms to 60 s): tests only, no flag. */
   testHealthcheckIntervalMs: number | undefined;
+  /** EDGEPLANE_TEST_PROXY_EXIT_ON: a proxy worker thread ends when told of a change of the resource of this name (tests only, no flag). */
+  testProxyExitOn: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -833,6 +835,7 @@ export function loadConfig(
     publicIpv6: check('publicIpv6', (v) => parseAddress(v, 6), undefined),
     testApplyFaults: testFaults(env, problems),
     testHealthcheckIntervalMs: testHealthcheckInterval(env, problems),
+    testProxyExitOn: env['EDGEPLANE_TEST_PROXY_EXIT_ON'] || undefined,
   };
   if (problems.length > 0) {
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);

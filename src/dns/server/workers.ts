@@ -10,7 +10,7 @@ import { listenTo } from '../../store/pg-listener.ts';
 import type { ListenAddress, LogLevel } from '../../config.ts';
 import { startDnsServer, type DnsServerOptions } from './dns-server.ts';
 import { udpBatchUnavailable } from './udp-batch.ts';
-import { HealthChecker } from '../health/checker.ts';
+import { HealthChecker, type HealthReport } from '../health/checker.ts';
 import { alone, postgresCoordination } from '../health/coordination.ts';
 import type { Thresholds } from '../health/hysteresis.ts';
 import { notifySecondaries } from './notify.ts';
@@ -18,6 +18,7 @@ import { parseTsigKey } from './tsig.ts';
 import type { FromWorker, ToWorker, WorkerData, WorkerRequest } from './worker-main.ts';
 import type { SharedZone } from './load.ts';
 import { within } from '../../within.ts';
+import { serving, ThreadSlot } from '../../thread-slot.ts';
 import { workerEnv } from '../../compile-cache.ts';
 
 /** How long the API waits for every DNS thread to serve a change before it answers anyway. */
@@ -55,12 +56,15 @@ interface Thread {
   stopped: boolean;
 }
 
-function spawn(data: WorkerData, output: Writable, onFailure: (e: unknown) => void, onCaughtUp: (change: ZoneChange, served: boolean) => void): Promise<Thread> {
+/** Starts a worker thread; `onExit` hears of its end once it served, unless stop() ended it. */
+function spawn(data: WorkerData, output: Writable, onFailure: (e: unknown) => void, onCaughtUp: (change: ZoneChange, served: boolean) => void, onExit: (code: number) => void): Promise<Thread> {
   // A worker's stdout would go to the process's; the service's output may be elsewhere.
   const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: data, stdout: true, env: workerEnv() });
   worker.stdout.pipe(output, { end: false });
   const waiting = new Map<number, (reply: FromWorker) => void>();
   let next = 1;
+  let ready = false;
+  let stopping = false;
   const thread: Thread = {
     stopped: false,
     request: (message) => {
@@ -72,6 +76,7 @@ function spawn(data: WorkerData, output: Writable, onFailure: (e: unknown) => vo
       });
     },
     stop: async () => {
+      stopping = true;
       await thread.request({ kind: 'stop' });
       await worker.terminate();
     },
@@ -83,8 +88,10 @@ function spawn(data: WorkerData, output: Writable, onFailure: (e: unknown) => vo
         return;
       }
       if (reply.id === 0) {
-        if (reply.kind === 'ready') resolve(thread);
-        else {
+        if (reply.kind === 'ready') {
+          ready = true;
+          resolve(thread);
+        } else {
           reject(new Error(`DNS worker failed to start: ${reply.error ?? ''}`));
           void worker.terminate();
         }
@@ -100,6 +107,7 @@ function spawn(data: WorkerData, output: Writable, onFailure: (e: unknown) => vo
       for (const resolveWaiting of waiting.values()) resolveWaiting({ kind: 'failed', id: 0, error: `worker exited (${String(code)})` });
       waiting.clear();
       reject(new Error(`DNS worker exited (${String(code)}) before it was ready`));
+      if (ready && !stopping) onExit(code);
     });
   });
 }
@@ -111,6 +119,8 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   // One checker per process: its verdicts go to every thread. It starts once all threads serve, and
   // re-reads the checks after every zone change this thread applies that may concern them. On
   // PostgreSQL it shares the checks with the other nodes' checkers and hears their verdicts.
+  /** The health checker's records that are down, as last reported: what a restarted worker is told. */
+  const downs = new Map<string, HealthReport>();
   const databaseUrl = options.settings.databaseUrl;
   const coordination = databaseUrl === undefined ? alone : postgresCoordination(databaseUrl, (change) => checker.heard(change), options.logger);
   const checker: HealthChecker = new HealthChecker({
@@ -124,7 +134,11 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     metrics: options.metrics,
     report: async (report) => {
       local.setHealth(report);
-      await Promise.all(threads.map((t) => t.request({ kind: 'health', report })));
+      // A restarted worker starts with every record up: it is told of those that are not.
+      const key = `${report.owner} ${String(report.type)} ${report.rdata}`;
+      if (report.up) downs.delete(key);
+      else downs.set(key, report);
+      await Promise.all(serving(slots).map((t) => t.request({ kind: 'health', report })));
     },
   });
   let checking = false;
@@ -163,17 +177,39 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     zones,
   });
   const onFailure = (e: unknown) => options.logger.error({ err: e }, 'DNS worker failed');
+  const restarts = new Counter({
+    name: 'edgeplane_dns_worker_restarts_total',
+    help: 'DNS worker threads started again after one ended by itself (docs/dns-server.md, "Workers")',
+    registers: [options.metrics],
+  });
   // This thread loads the zones, each into one image in shared memory (docs/dns-server.md, "Memory");
   // the workers start once it serves and take the images rather than load their own copies.
   const [own] = await Promise.allSettled([startDnsServer({ ...options, shared, fed, thread: 0, shareZones: shared, onZoneChange, onCaughtUp: onCaughtUp(0) })]);
   const images = own.status === 'fulfilled' ? own.value.takeShared() : [];
   const port0 = own.status === 'fulfilled' ? own.value.address.port : 0;
-  const spawning = own.status === 'fulfilled' ? Array.from({ length: options.workers - 1 }, (_, i) => spawn(data(i + 1, port0, images), options.output, onFailure, onCaughtUp(i + 1))) : [];
-  const started = await Promise.allSettled(spawning);
-  const threads = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  // A worker started again (thread-slot.ts) reads the zones from the store: the images taken at
+  // start are those of the zones' versions then.
+  const slots = Array.from({ length: own.status === 'fulfilled' ? options.workers - 1 : 0 }, (_, i) => {
+    let first = true;
+    return new ThreadSlot<Thread>({
+      name: `DNS worker ${String(i + 1)}`,
+      start: (onExit) => {
+        const zones = first ? images : [];
+        first = false;
+        return spawn(data(i + 1, port0, zones), options.output, onFailure, onCaughtUp(i + 1), onExit);
+      },
+      logger: options.logger,
+      // Changes it missed while it started, the version check finds (zone-sync.ts, every 2 s).
+      replaced: async (thread) => {
+        await Promise.all([...downs.values()].map((report) => thread.request({ kind: 'health', report })));
+      },
+      onRestart: () => restarts.inc(),
+    });
+  });
+  const started = await Promise.allSettled(slots.map((slot) => slot.begin()));
   const failed = own.status === 'rejected' ? own : started.find((s) => s.status === 'rejected');
   if (own.status !== 'fulfilled' || failed !== undefined) {
-    await Promise.all(threads.map((t) => t.stop()));
+    await Promise.all(slots.map((slot) => slot.stop()));
     if (own.status === 'fulfilled') await own.value.stop();
     throw failed?.reason;
   }
@@ -189,7 +225,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   const unsubscribe = options.changes?.subscribe(async (change) => {
     const applied = Promise.all([
       local.apply(change),
-      ...threads.map(async (t) => {
+      ...serving(slots).map(async (t) => {
         const reply = await t.request({ kind: 'change', change });
         return reply.kind === 'done' && reply.applied === true;
       }),
@@ -217,7 +253,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     zoneChangeFromNotice,
     (change) => {
       // Neither rejects: a thread that fails keeps trying on its own (zone-sync.ts).
-      const applied = [local.apply(change), ...threads.map((t) => t.request({ kind: 'change', change }))];
+      const applied = [local.apply(change), ...serving(slots).map((t) => t.request({ kind: 'change', change }))];
       void Promise.all(applied).then(() => notifyOf(change, local.serves(change.zone)));
     },
     options.logger,
@@ -245,11 +281,11 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
       await othersChanges?.stop();
       checker.stop();
       await coordination.stop();
-      await Promise.all(threads.map((t) => t.stop()));
+      await Promise.all(slots.map((slot) => slot.stop()));
       await local.stop();
     },
     workerMetrics: async () => {
-      const replies = await Promise.all(threads.map((t) => t.request({ kind: 'metrics' })));
+      const replies = await Promise.all(serving(slots).map((t) => t.request({ kind: 'metrics' })));
       return replies.filter((r) => r.kind === 'done').map((r) => r.metrics as MetricObjectWithValues<MetricValue<string>>[]);
     },
   };

@@ -8,6 +8,7 @@ import { hkdfSync, randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { sql } from 'kysely';
+import { Counter } from 'prom-client';
 import type { GeoData } from '../../geo/geoip.ts';
 import type { Config, LogLevel } from '../../config.ts';
 import type { Sealer } from '../../crypto/sealed.ts';
@@ -27,6 +28,7 @@ import type { ProxySettings } from './thread-deps.ts';
 import { acmeDirectoryOf } from './tls/acme-account.ts';
 import { createAcmeManager, type AcmeManager } from './tls/acme-manager.ts';
 import { within } from '../../within.ts';
+import { serving, ThreadSlot } from '../../thread-slot.ts';
 
 /** How long a write waits for every proxy thread before the API answers anyway. */
 const applyWaitMs = 10_000;
@@ -133,34 +135,60 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
     metrics: options.metrics.registry,
     accessLogTo: accessLog === 'off' ? undefined : accessLog === 'stdout' ? fdDestination(1) : streamDestination(options.output),
   });
-  const threads: ProxyThread[] = [];
+  const slots: ThreadSlot<ProxyThread>[] = [];
   const stops: (() => Promise<void>)[] = [() => local.stop()];
   const stop = async () => {
     for (const s of stops.reverse()) await s();
   };
   try {
     const onFailure = (e: unknown) => logger.error({ err: e }, 'proxy worker failed');
+    const restarts = new Counter({
+      name: 'edgeplane_proxy_worker_restarts_total',
+      help: 'Proxy worker threads started again after one ended by itself (docs/proxy.md, "Threads and changes")',
+      registers: [options.metrics.registry],
+    });
     for (let i = 1; i < config.proxyWorkers; i++) {
-      const thread = await spawnProxyThread(
-        {
-          httpListen: { host: config.proxyHttpListen.host, port: local.httpPort },
-          httpsListen: { host: config.proxyHttpsListen.host, port: local.httpsPort },
-          settings,
-          cookieSecret,
-          ticketKeys,
-          geo: options.geo,
-          policies: initial,
-          logLevel: options.logLevel,
-          accessLog,
+      // A replacement starts with the resources read from the store, is given them again in the
+      // queue of changes (below), and joins the threads changes go to there: none passes it by.
+      let first = true;
+      const slot = new ThreadSlot<ProxyThread>({
+        name: `proxy worker ${String(i)}`,
+        start: async (onExit) => {
+          const policies = first ? initial : await loadPolicies(store.db, sealer);
+          first = false;
+          return spawnProxyThread(
+            {
+              httpListen: { host: config.proxyHttpListen.host, port: local.httpPort },
+              httpsListen: { host: config.proxyHttpsListen.host, port: local.httpsPort },
+              settings,
+              cookieSecret,
+              ticketKeys,
+              geo: options.geo,
+              policies,
+              logLevel: options.logLevel,
+              accessLog,
+              exitOn: config.testProxyExitOn,
+            },
+            options.output,
+            onFailure,
+            onExit,
+          );
         },
-        options.output,
-        onFailure,
-      );
-      threads.push(thread);
-      stops.push(() => thread.stop());
+        logger,
+        replaced: (thread, join) =>
+          serialised(async () => {
+            await thread.request({ kind: 'update', update: { policies: await loadPolicies(store.db, sealer), gone: [], full: true } });
+            join();
+          }),
+        onRestart: () => restarts.inc(),
+      });
+      await slot.begin();
+      slots.push(slot);
+      stops.push(() => slot.stop());
     }
+    const threads = () => serving(slots);
     /** Each worker thread's metrics, in the threads' order; undefined for a thread that did not answer. */
-    const workerMetrics = async () => (await Promise.all(threads.map((t) => t.request({ kind: 'metrics' })))).map((r) => (r.kind === 'done' ? r.metrics : undefined));
+    const workerMetrics = async () => (await Promise.all(threads().map((t) => t.request({ kind: 'metrics' })))).map((r) => (r.kind === 'done' ? r.metrics : undefined));
     options.metrics.addSource(async () => (await workerMetrics()).filter((m) => m !== undefined).map((m) => m as never));
     // Each thread's request counters, this one's first: a thread that does not answer counts nothing this time.
     const counters = async (): Promise<ThreadCounters[]> => {
@@ -171,7 +199,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
     stops.push(() => requestStats.stop());
 
     const broadcast = async (update: PolicyUpdate) => {
-      const applied = Promise.all([local.apply(update), ...threads.map((t) => t.request({ kind: 'update', update }))]);
+      const applied = Promise.all([local.apply(update), ...threads().map((t) => t.request({ kind: 'update', update }))]);
       if ((await within(applied, applyWaitMs)) === undefined) logger.warn('the API answers before every proxy thread serves a resource change: applying it took over 10 s');
     };
     // Changes are applied one at a time, in the order heard: a reload never overtakes a later one.

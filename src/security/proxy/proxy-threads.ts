@@ -1,5 +1,6 @@
 // The proxy's worker threads as the role's main thread drives them: one request at a time per
-// message, each answered by id; a thread that exits answers everything still waiting with `failed`.
+// message, each answered by id; a thread that exits answers everything still waiting with `failed`
+// (and the role starts another: thread-slot.ts).
 import type { Writable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { FromProxyWorker, ProxyWorkerData, ProxyWorkerRequest, ToProxyWorker } from './worker-main.ts';
@@ -10,13 +11,16 @@ export interface ProxyThread {
   stop(): Promise<void>;
 }
 
-export function spawnProxyThread(data: ProxyWorkerData, output: Writable, onFailure: (e: unknown) => void): Promise<ProxyThread> {
+/** Starts a worker thread; `onExit` hears of its end once it served, unless stop() ended it. */
+export function spawnProxyThread(data: ProxyWorkerData, output: Writable, onFailure: (e: unknown) => void, onExit: (code: number) => void): Promise<ProxyThread> {
   const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: data, stdout: true, env: workerEnv() });
   // The service's output may be elsewhere than the process's stdout.
   worker.stdout.pipe(output, { end: false });
   const waiting = new Map<number, (reply: FromProxyWorker) => void>();
   let next = 1;
   let stopped = false;
+  let ready = false;
+  let stopping = false;
   const thread: ProxyThread = {
     request: (message) => {
       if (stopped) return Promise.resolve({ kind: 'failed', id: 0, error: 'worker stopped' });
@@ -27,6 +31,7 @@ export function spawnProxyThread(data: ProxyWorkerData, output: Writable, onFail
       });
     },
     stop: async () => {
+      stopping = true;
       await thread.request({ kind: 'stop' });
       await worker.terminate();
     },
@@ -37,6 +42,7 @@ export function spawnProxyThread(data: ProxyWorkerData, output: Writable, onFail
         waiting.get(reply.id)?.(reply);
         waiting.delete(reply.id);
       } else if (reply.kind === 'ready') {
+        ready = true;
         resolve(thread);
       } else {
         reject(new Error(`proxy worker failed to start: ${reply.error ?? ''}`));
@@ -49,6 +55,7 @@ export function spawnProxyThread(data: ProxyWorkerData, output: Writable, onFail
       for (const resolveWaiting of waiting.values()) resolveWaiting({ kind: 'failed', id: 0, error: `worker exited (${String(code)})` });
       waiting.clear();
       reject(new Error(`proxy worker exited (${String(code)}) before it was ready`));
+      if (ready && !stopping) onExit(code);
     });
   });
 }

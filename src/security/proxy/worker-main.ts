@@ -11,6 +11,8 @@ import { startProxyServer, type PolicyUpdate, type ProxyThreadOptions } from './
 export interface ProxyWorkerData extends Omit<ProxyThreadOptions, 'logger' | 'metrics' | 'accessLogTo'> {
   logLevel: LogLevel;
   accessLog: AccessLogTarget;
+  /** Tests only (EDGEPLANE_TEST_PROXY_EXIT_ON): the thread ends, as a defect would end it, when told of a change of the resource of this name. */
+  exitOn: string | undefined;
 }
 
 /**
@@ -41,7 +43,16 @@ try {
   port.on('message', (message: ToProxyWorker) => {
     const reply = (r: Omit<FromProxyWorker, 'id'>) => port.postMessage({ ...r, id: message.id } satisfies FromProxyWorker);
     const work = async () => {
-      if (message.kind === 'update') await server.apply(message.update);
+      if (message.kind === 'update') {
+        // A change of it, not the whole set a restarted thread is given (which would end that one too).
+        if (data.exitOn !== undefined && !message.update.full && message.update.policies.some((p) => p.name === data.exitOn)) {
+          // Thrown outside any promise: uncaught, as a defect's exception would be.
+          setImmediate(() => {
+            throw new Error(`EDGEPLANE_TEST_PROXY_EXIT_ON: injected end of this thread at ${String(data.exitOn)}`);
+          });
+        }
+        await server.apply(message.update);
+      }
       else if (message.kind === 'metrics') return registry.getMetricsAsJSON();
       else await server.stop();
       return undefined;

@@ -1,0 +1,158 @@
+// One of a role's worker threads (DNS, proxy), kept serving: a thread that ends on its own (an
+// uncaught exception, running out of heap) is replaced by a new one, after a wait that doubles
+// while replacements keep ending soon after they start (1 s, 2 s, ... up to a minute), so that a
+// thread that cannot run costs a start a minute, not a busy loop. The process serves on its other
+// threads meanwhile: their sockets share the port, and the kernel stops handing the ended thread's
+// share of the traffic to a socket that is gone.
+import type { FastifyBaseLogger } from 'fastify';
+
+/** What a slot needs of a thread: to be stopped. */
+export interface SlotThread {
+  stop(): Promise<void>;
+}
+
+/** Starts a thread; `onExit` is called if it ends by itself once started (not when stopped). */
+export type ThreadStarter<T> = (onExit: (code: number) => void) => Promise<T>;
+
+export interface Backoff {
+  firstMs: number;
+  maxMs: number;
+  /** A thread that ran this long before it ended is replaced after `firstMs` again. */
+  steadyMs: number;
+}
+
+export const defaultBackoff: Backoff = { firstMs: 1000, maxMs: 60_000, steadyMs: 60_000 };
+
+export interface SlotOptions<T> {
+  /** For the log: `DNS worker 1`. */
+  name: string;
+  start: ThreadStarter<T>;
+  logger: FastifyBaseLogger;
+  /**
+   * A replacement started: the role brings it up to date (what it missed while it started), and
+   * may `join` it to the threads it hands changes to at a moment of its choosing (inside its own
+   * queue of changes, so that none passes it by); it is joined when this resolves in any case.
+   */
+  replaced: (thread: T, join: () => void) => Promise<void>;
+  /** Counts every replacement started (a metric). */
+  onRestart: () => void;
+  backoff?: Backoff;
+}
+
+export class ThreadSlot<T extends SlotThread> {
+  readonly #options: SlotOptions<T>;
+  readonly #backoff: Backoff;
+  #current: T | undefined;
+  #startedAt = 0;
+  #delayMs: number;
+  #timer: NodeJS.Timeout | undefined;
+  /** A replacement starting: stop() waits for it, and stops it. */
+  #replacing: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(options: SlotOptions<T>) {
+    this.#options = options;
+    this.#backoff = options.backoff ?? defaultBackoff;
+    this.#delayMs = this.#backoff.firstMs;
+  }
+
+  /** The thread serving in this slot; undefined while a replacement waits or starts. */
+  get current(): T | undefined {
+    return this.#current;
+  }
+
+  /** Starts the slot's first thread: a thread that cannot start at all fails the role's start. */
+  async begin(): Promise<void> {
+    this.#current = (await this.#start()).thread;
+  }
+
+  /** A new thread, and whether it has ended since (a replacement may end before it serves). */
+  async #start(): Promise<{ thread: T; ended: () => boolean }> {
+    this.#startedAt = Date.now();
+    let ended = false;
+    const thread = await this.#options.start((code) => {
+      ended = true;
+      this.#ended(code);
+    });
+    return { thread, ended: () => ended };
+  }
+
+  #ended(code: number): void {
+    this.#current = undefined;
+    if (this.#stopped) return;
+    const ranMs = Date.now() - this.#startedAt;
+    if (ranMs >= this.#backoff.steadyMs) this.#delayMs = this.#backoff.firstMs;
+    const delayMs = this.#delayMs;
+    this.#delayMs = Math.min(this.#delayMs * 2, this.#backoff.maxMs);
+    this.#options.logger.error({ thread: this.#options.name, code, ran_ms: ranMs, restart_in_ms: delayMs }, `${this.#options.name} ended; a new one starts in ${String(delayMs / 1000)} s`);
+    this.#schedule(delayMs);
+  }
+
+  #schedule(delayMs: number): void {
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#replacing = this.#replace()
+        .catch((e: unknown) => this.#options.logger.error({ err: e, thread: this.#options.name }, `${this.#options.name}: stopping a replacement failed`))
+        .finally(() => (this.#replacing = undefined));
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  async #replace(): Promise<void> {
+    if (this.#stopped) return;
+    this.#options.onRestart();
+    let started: { thread: T; ended: () => boolean };
+    try {
+      started = await this.#start();
+    } catch (e) {
+      // It did not start: the next try waits longer.
+      const delayMs = this.#delayMs;
+      this.#delayMs = Math.min(this.#delayMs * 2, this.#backoff.maxMs);
+      this.#options.logger.error({ err: e, thread: this.#options.name, restart_in_ms: delayMs }, `${this.#options.name} did not start; trying again in ${String(delayMs / 1000)} s`);
+      if (!this.#isStopped()) this.#schedule(delayMs);
+      return;
+    }
+    const { thread, ended } = started;
+    if (this.#isStopped()) {
+      await thread.stop();
+      return;
+    }
+    // Not once stopped, nor once ended (its own end scheduled the next one).
+    const state = { joined: false };
+    const join = () => {
+      if (state.joined || this.#stopped || ended()) return;
+      state.joined = true;
+      this.#current = thread;
+    };
+    try {
+      await this.#options.replaced(thread, join);
+    } catch (e) {
+      this.#options.logger.warn({ err: e, thread: this.#options.name }, `${this.#options.name} restarted, but bringing it up to date failed; it catches up by itself`);
+    }
+    // Stopped meanwhile: stop() stopped it if it had joined.
+    if (this.#isStopped()) {
+      if (!state.joined) await thread.stop();
+      return;
+    }
+    join();
+    if (state.joined) this.#options.logger.info({ thread: this.#options.name }, `${this.#options.name} restarted and serving`);
+  }
+
+  /** Read through a call: stop() may have run during any await. */
+  #isStopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** Stops the thread and any replacement to come. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    await this.#replacing;
+    const thread = this.#current;
+    this.#current = undefined;
+    await thread?.stop();
+  }
+}
+
+/** The threads serving now, in slot order (those restarting left out). */
+export const serving = <T extends SlotThread>(slots: readonly ThreadSlot<T>[]): T[] => slots.flatMap((slot) => (slot.current === undefined ? [] : [slot.current]));

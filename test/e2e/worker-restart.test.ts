@@ -1,0 +1,148 @@
+// A DNS or proxy worker thread that ends by itself (here made to by the tests' fault injection, as a
+// defect's uncaught exception would) is started again (thread-slot.ts): the new thread serves the
+// port again (the kernel's tables count its sockets), serves what changed while it was gone and
+// what the health checks found, and is handed every change after it.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { addressesIn, ask } from '../support/dns-client.ts';
+import { bearer, call, login } from '../support/http.ts';
+import { tcpListeners, udpSockets } from '../support/listening-sockets.ts';
+import { adminAuth, ask as askProxy, createResource, startOrigin, type Origin } from '../support/proxy.ts';
+import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
+import { waitFor } from '../support/wait.ts';
+
+async function metric(service: Service, name: string): Promise<number> {
+  const text = (await call(service.url, 'GET', '/metrics')).text;
+  const value = new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1];
+  assert.ok(value !== undefined, `no ${name} in /metrics`);
+  return Number(value);
+}
+
+/** What 16 queries from fresh source ports (so every DNS thread) answer for `name`. */
+async function dnsAnswers(service: Service, name: string): Promise<string[]> {
+  const replies = await Promise.all(Array.from({ length: 16 }, () => ask(service.dnsPort, name, 'A')));
+  return [...new Set(replies.map((r) => addressesIn(r.packet).join(',')))];
+}
+
+async function dnsUntil(service: Service, name: string, expected: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const seen = await dnsAnswers(service, name);
+    if (seen.length === 1 && seen[0] === expected) return;
+    if (Date.now() > deadline) assert.deepEqual(seen, [expected], `${name} still answers ${JSON.stringify(seen)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('a DNS worker thread that ends is started again', () => {
+  let service: Service;
+  let api: (method: string, path: string, body?: unknown) => ReturnType<typeof call>;
+  let tcp: net.Server;
+
+  before(async () => {
+    tcp = net.createServer((socket) => socket.end());
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    service = await startService({
+      engine: 'sqlite',
+      env: {
+        EDGEPLANE_DNS_WORKERS: '2',
+        // Worker thread 1 ends when a change of crash.test reaches it.
+        EDGEPLANE_TEST_FAIL_APPLY: '1:crash.test:exit',
+        EDGEPLANE_HEALTHCHECK_ALLOW_PRIVATE: '1',
+        EDGEPLANE_TEST_HEALTHCHECK_INTERVAL: '200ms',
+      },
+    });
+    const auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
+    api = (method, path, body) => call(service.url, method, path, { auth, body });
+  });
+  after(async () => {
+    await service.dispose();
+    await new Promise((resolve) => tcp.close(resolve));
+  });
+
+  test('it serves again, with what changed while it was gone, the health checks\' verdicts, and every change after', async () => {
+    const put = async (name: string, body: unknown) => {
+      const response = await api('PUT', `/dns/v2/zones/kept.test/${name}/A`, body);
+      assert.equal(response.status, 200, response.text);
+    };
+    assert.equal((await api('POST', '/dns/v2/zones', { name: 'kept.test' })).status, 200);
+    await put('www.kept.test', { ttl: 60, resource_records: [{ content: ['192.0.2.1'] }] });
+    // 127.0.0.2 refuses the check's connections: down, left out of the answers by every thread.
+    const port = (tcp.address() as net.AddressInfo).port;
+    await put('checked.kept.test', {
+      ttl: 30,
+      meta: { failover: { protocol: 'TCP', port, frequency: 10, timeout: 1 } },
+      pickers: [{ type: 'healthcheck', strict: false }],
+      resource_records: [{ content: ['127.0.0.1'] }, { content: ['127.0.0.2'] }],
+    });
+    await dnsUntil(service, 'checked.kept.test', '127.0.0.1');
+    assert.equal(udpSockets(service.dnsPort), 2);
+    assert.equal(tcpListeners(service.dnsPort), 2);
+
+    // The worker ends; the API still answers.
+    assert.equal((await api('POST', '/dns/v2/zones', { name: 'crash.test' })).status, 200);
+    await waitFor(() => udpSockets(service.dnsPort) === 1, 5000);
+    assert.equal(await metric(service, 'edgeplane_dns_worker_restarts_total'), 0);
+    // A change while it is gone (it is started again after 1 s).
+    await put('www.kept.test', { ttl: 60, resource_records: [{ content: ['192.0.2.2'] }] });
+
+    await waitFor(() => udpSockets(service.dnsPort) === 2 && tcpListeners(service.dnsPort) === 2, 10_000);
+    assert.equal(await metric(service, 'edgeplane_dns_worker_restarts_total'), 1);
+    await dnsUntil(service, 'www.kept.test', '192.0.2.2');
+    // No check changed its verdict since: the new thread was told of the record that is down.
+    assert.deepEqual(await dnsAnswers(service, 'checked.kept.test'), ['127.0.0.1']);
+    // The zone whose change ended it is served by every thread too (the new one read it at start).
+    const soas = await Promise.all(Array.from({ length: 16 }, () => ask(service.dnsPort, 'crash.test', 'SOA')));
+    assert.deepEqual([...new Set(soas.map((r) => `${r.packet.rcode} ${String(r.packet.answers?.length)}`))], ['NOERROR 1']);
+
+    // Handed the changes: served by every thread as soon as the API answers, without polling.
+    await put('www.kept.test', { ttl: 60, resource_records: [{ content: ['192.0.2.3'] }] });
+    assert.deepEqual(await dnsAnswers(service, 'www.kept.test'), ['192.0.2.3']);
+  });
+});
+
+describe('a proxy worker thread that ends is started again', () => {
+  let service: Service;
+  let origin: Origin;
+  let auth: string;
+
+  before(async () => {
+    [service, origin] = await Promise.all([
+      startService({ engine: 'sqlite', env: { EDGEPLANE_PROXY_WORKERS: '2', EDGEPLANE_TEST_PROXY_EXIT_ON: 'crash.example' } }),
+      startOrigin('A'),
+    ]);
+    auth = await adminAuth(service);
+  });
+  after(async () => {
+    await Promise.all([service.dispose(), origin.close()]);
+  });
+
+  /** The statuses of 16 requests on fresh connections (so both threads) from `from`. */
+  const statuses = async (host: string, from = '127.0.0.1') => [...new Set(await Promise.all(Array.from({ length: 16 }, async () => (await askProxy(service, host, '/', { localAddress: from })).status)))];
+
+  test('it serves again, with what changed while it was gone, and every change after', async () => {
+    const site = await createResource(service, auth, { name: 'site.example', origins: [{ origin_data: origin.address }] });
+    assert.deepEqual(await statuses('site.example'), [200]);
+    assert.equal(tcpListeners(service.proxyHttpPort), 2);
+
+    // Told of this resource, worker thread 1 ends.
+    await createResource(service, auth, { name: 'crash.example', origins: [{ origin_data: origin.address }] });
+    await waitFor(() => tcpListeners(service.proxyHttpPort) === 1, 5000);
+    // A change while it is gone (it is started again after 1 s).
+    await createResource(service, auth, { name: 'later.example', origins: [{ origin_data: origin.address }] });
+
+    await waitFor(() => tcpListeners(service.proxyHttpPort) === 2, 10_000);
+    assert.equal(await metric(service, 'edgeplane_proxy_worker_restarts_total'), 1);
+    assert.deepEqual(await statuses('later.example'), [200]);
+    assert.deepEqual(await statuses('crash.example'), [200]);
+
+    // Handed the changes: a blacklist is enforced by every thread as soon as the API answers.
+    const blacklisted = await call(service.url, 'PUT', `/security/resources/${String(site.id)}`, {
+      auth,
+      body: { name: 'site.example', origins: [{ origin_data: origin.address }], blacklists: [{ blacklist_data: '127.0.0.9' }] },
+    });
+    assert.equal(blacklisted.status, 200, blacklisted.text);
+    assert.deepEqual(await statuses('site.example', '127.0.0.9'), [403]);
+  });
+});
