@@ -1,6 +1,7 @@
 // NOTIFY (RFC 1996): after a zone changes, every secondary in EDGEPLANE_DNS_NOTIFY is told over UDP,
-// and asked again until it acknowledges (a response with the same ID), at most `tries` times. The
-// secondary then checks the SOA serial and transfers the zone (transfer.ts).
+// and asked again until it acknowledges (a response with the same ID, from the secondary's own
+// address and port), at most `tries` times. The secondary then checks the SOA serial and transfers
+// the zone (transfer.ts).
 import { randomInt } from 'node:crypto';
 import dgram from 'node:dgram';
 import { isIPv6 } from 'node:net';
@@ -50,7 +51,7 @@ function notifyOne(zone: string, target: ListenAddress, key: TsigKey | undefined
     };
     const send = () => {
       if (attempt++ >= tries) return done(false);
-      socket.send(message, target.port, target.host);
+      socket.send(message);
       timer = setTimeout(send, waitMs);
     };
     socket.on('message', (reply) => {
@@ -58,7 +59,10 @@ function notifyOne(zone: string, target: ListenAddress, key: TsigKey | undefined
     });
     // An ICMP error (nobody listening) is one more unanswered try.
     socket.on('error', () => undefined);
-    send();
+    // Connected (to an IP address: the configuration takes nothing else), the kernel passes on
+    // datagrams from the secondary's address and port only, so another host that learns the ID (on
+    // the path, or guessing among 65,536) cannot answer for it and stop the retries.
+    socket.connect(target.port, target.host, send);
   });
 }
 
