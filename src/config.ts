@@ -146,6 +146,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL: run the write path's hot statements as named prepared statements (store/prepared.ts). */
   databasePrepare: boolean;
+  /** PostgreSQL: how long a query waits for a connection (a new one, or a free one of the pool's). */
+  databaseWaitMs: number;
   adminEmail: string;
   /** Undefined means: generate one on first start and print it once. */
   adminPassword: string | undefined;
@@ -585,6 +587,12 @@ export const settings = {
     description: 'PostgreSQL: run the write path\'s hot statements as named prepared statements; 0 behind a pooler in transaction mode that does not track them (PgBouncer before 1.21)',
     default: '1',
   },
+  databaseWait: {
+    env: 'EDGEPLANE_DATABASE_WAIT',
+    flag: 'database-wait',
+    description: 'PostgreSQL: how long a request waits for a connection (a new one, or a free one of the pool\'s 10) before it answers 503 store_unavailable (100ms to 60s)',
+    default: '5s',
+  },
   adminEmail: {
     env: 'EDGEPLANE_ADMIN_EMAIL',
     flag: 'admin-email',
@@ -812,6 +820,7 @@ export function loadConfig(
     dataDir: path.resolve(raw('dataDir') ?? './data'),
     databaseUrl: check('databaseUrl', parseDatabaseUrl, undefined),
     databasePrepare: check('databasePrepare', parseFlag, true),
+    databaseWaitMs: check('databaseWait', (v) => millisecondsIn(v, 100, 60_000), 5000),
     adminEmail: check('adminEmail', parseEmail, 'admin@edgeplane.local'),
     adminPassword: check('adminPassword', parsePassword, undefined),
     compat: check('compat', (v) => oneOf(v, ['seed', 'gcore'] as const), 'seed'),

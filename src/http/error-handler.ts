@@ -2,7 +2,7 @@
 // (404) and known paths with another method (405).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type FieldErrors } from '../errors.ts';
-import { CommitOutcomeUnknown } from '../store/errors.ts';
+import { CommitOutcomeUnknown, StoreUnavailable } from '../store/errors.ts';
 
 interface ValidationIssue {
   instancePath: string;
@@ -33,6 +33,10 @@ function toApiError(error: FastifyError | ApiError): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof CommitOutcomeUnknown)
     return new ApiError(503, 'commit_outcome_unknown', 'the connection to the database failed while the change was being committed: it may or may not have been stored; read it back before sending it again');
+  if (error instanceof StoreUnavailable)
+    return new ApiError(503, 'store_unavailable', 'the database could not be reached, or its connection failed before anything was committed: nothing was stored; send the request again shortly', {
+      headers: { 'retry-after': '1' },
+    });
   if (error.validation) return validationError(error);
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

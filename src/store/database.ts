@@ -28,10 +28,10 @@ export interface Store {
  * administrator's terminate, a network cut). The pool discards that connection and the next query
  * opens another; unheard, the pool's 'error' event would end the process.
  */
-export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databasePrepare'>>, logger?: Logger): Store {
+export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databasePrepare' | 'databaseWaitMs'>>, logger?: Logger): Store {
   const { db, engine } = config.databaseUrl === undefined
     ? { db: openSqliteDb(config.dataDir), engine: 'sqlite' as const }
-    : { db: openPostgresDb(config.databaseUrl, config.databasePrepare ?? true, logger), engine: 'postgres' as const };
+    : { db: openPostgresDb(config.databaseUrl, config.databasePrepare ?? true, config.databaseWaitMs ?? 5000, logger), engine: 'postgres' as const };
   return {
     db,
     engine,
@@ -42,9 +42,15 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'> & Part
   };
 }
 
-/** `prepare`: run the statements marked prepared (prepared.ts) as named prepared statements. */
-function openPostgresDb(url: string, prepare: boolean, logger: Logger | undefined): Db {
-  const pool = new (pgDriver().Pool)({ connectionString: url, max: 10 });
+/**
+ * `prepare`: run the statements marked prepared (prepared.ts) as named prepared statements.
+ * `waitMs`: how long a query waits for a connection, a new one or a free one of the pool's: past it,
+ * StoreUnavailable (pg-commit.ts). Without it a query would wait as long as the operating system
+ * takes to give up on an unreachable server (minutes), and every request meanwhile would queue behind
+ * it, without bound. TCP keep-alive finds an idle connection to a server that went away.
+ */
+function openPostgresDb(url: string, prepare: boolean, waitMs: number, logger: Logger | undefined): Db {
+  const pool = new (pgDriver().Pool)({ connectionString: url, max: 10, connectionTimeoutMillis: waitMs, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
   pool.on('error', (e) => logger?.warn({ err: e }, 'PostgreSQL dropped an idle connection; the next query opens another'));
   return new Kysely<Tables>({ dialect: new CommitAwarePostgresDialect({ pool: preparingPool(pool, prepare) }) });
 }

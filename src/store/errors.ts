@@ -32,10 +32,37 @@ export class CommitOutcomeUnknown extends Error {
 }
 
 /**
+ * PostgreSQL could not be reached (no connection within the pool's wait, refused, shutting down),
+ * or the connection failed under a transaction before its COMMIT was sent: nothing of the change was
+ * stored (the server rolls back a transaction whose connection goes). The API answers 503
+ * store_unavailable; sending the request again is safe.
+ */
+export class StoreUnavailable extends Error {
+  constructor(options: { cause: unknown }) {
+    super('the connection to PostgreSQL failed before anything was committed', options);
+  }
+}
+
+/** Socket errors of a connection that failed or could not be made. */
+const socketErrors = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** What the server says when it ends a connection or will not take one: the connection exceptions (08), the shutdowns (57P01–57P03), too many connections. */
+const closingStates = /^(?:08...|57P0[123]|53300)$/;
+/** pg's own errors for a connection that ended, or one the pool could not give within its wait. */
+const closedMessages = /^(?:Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect)/;
+
+/** True for an error that says the connection to PostgreSQL failed or could not be made, not that a statement failed on it. */
+export function connectionFailed(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown };
+  if (typeof e.code === 'string' && (socketErrors.has(e.code) || (answeredByServer(error) && closingStates.test(e.code)))) return true;
+  return typeof e.message === 'string' && closedMessages.test(e.message);
+}
+
+/**
  * What a PostgreSQL commit (a COMMIT, or a statement that commits by itself) failing with `error`
  * means: the error itself when the server answered it (refused, or a COMMIT answered ROLLBACK: not
- * committed), else CommitOutcomeUnknown.
+ * committed) or when it is already read (pg-commit.ts), else CommitOutcomeUnknown.
  */
 export function commitFailure(error: unknown): unknown {
+  if (error instanceof CommitOutcomeUnknown || error instanceof StoreUnavailable) return error;
   return answeredByServer(error) || isAbortedTransactionError(error) ? error : new CommitOutcomeUnknown({ cause: error });
 }

@@ -2,13 +2,17 @@
 // would: armed with a test of what the client sends, it passes the first chunk that meets it on to
 // the server, waits until the server has answered all of it (PostgreSQL's ReadyForQuery: the
 // statement, or the COMMIT, is carried out by then), and closes both sides without passing that
-// answer on. Every other chunk goes through as it is.
+// answer on. Every other chunk goes through as it is. Taken down, it drops every connection and
+// holds new ones open without an answer, as an unreachable server behind a silent network does.
 import net from 'node:net';
 
 export interface CutLink {
   port: number;
   /** Cuts the next exchange whose client chunk meets `test`; resolves once it is cut. */
   arm(test: (chunk: Buffer) => boolean): Promise<void>;
+  /** Drops every connection; new ones get no answer until up(). */
+  down(): void;
+  up(): void;
   close(): Promise<void>;
 }
 
@@ -17,14 +21,17 @@ const readyForQuery = Buffer.from([0x5a, 0, 0, 0, 5]);
 
 export async function cutLink(target: { host: string; port: number }): Promise<CutLink> {
   let armed: { test: (chunk: Buffer) => boolean; cut: () => void } | undefined;
+  let unreachable = false;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.on('error', () => undefined);
+    if (unreachable) return;
     const upstream = net.connect(target.port, target.host);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-    }
+    sockets.add(upstream);
+    upstream.on('close', () => sockets.delete(upstream));
+    upstream.on('error', () => undefined);
     // Set on the connection that carried the armed chunk: the server's answer there is dropped.
     let cutting: (() => void) | undefined;
     client.on('data', (chunk) => {
@@ -51,6 +58,15 @@ export async function cutLink(target: { host: string; port: number }): Promise<C
   return {
     port: (server.address() as net.AddressInfo).port,
     arm: (test) => new Promise<void>((cut) => (armed = { test, cut })),
+    down: () => {
+      unreachable = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    up: () => {
+      unreachable = false;
+      // Those held while it was down never reach the server.
+      for (const socket of sockets) socket.destroy();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
