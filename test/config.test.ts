@@ -113,6 +113,25 @@ describe('configuration', () => {
     });
   });
 
+  test('PostgreSQL: a request waits 5 s for a connection by default, 100 ms to 60 s', () => {
+    assert.equal(loadConfig({}).databaseWaitMs, 5000);
+    assert.equal(loadConfig({ EDGEPLANE_DATABASE_WAIT: '500ms' }).databaseWaitMs, 500);
+    assert.equal(loadConfig({}, { 'database-wait': '30s' }).databaseWaitMs, 30_000);
+    for (const bad of ['0', '50ms', '2m', 'soon']) {
+      assert.throws(() => loadConfig({ EDGEPLANE_DATABASE_WAIT: bad }), new RegExp(`EDGEPLANE_DATABASE_WAIT \\(--database-wait\\): expected 100 ms to 60 s, .*got "${bad}"`));
+    }
+  });
+
+  test('the tests\' faults from the environment only: a worker thread may be made to exit, never the main thread', () => {
+    assert.deepEqual(loadConfig({ EDGEPLANE_TEST_FAIL_APPLY: '1:crash.test:exit,0:main.test:3' }).testApplyFaults, [
+      { thread: 1, zone: 'crash.test', times: 'exit' },
+      { thread: 0, zone: 'main.test', times: 3 },
+    ]);
+    assert.throws(() => loadConfig({ EDGEPLANE_TEST_FAIL_APPLY: '0:main.test:exit' }), /EDGEPLANE_TEST_FAIL_APPLY: "0:main.test:exit": only a worker thread/);
+    assert.equal(loadConfig({}).testProxyExitOn, undefined);
+    assert.equal(loadConfig({ EDGEPLANE_TEST_PROXY_EXIT_ON: 'crash.example' }).testProxyExitOn, 'crash.example');
+  });
+
   test('health check thresholds: 3 failures and 2 passes by default, 1-10; the tests\' interval from the environment only', () => {
     const fresh = loadConfig({});
     assert.deepEqual([fresh.healthcheckFall, fresh.healthcheckRise, fresh.testHealthcheckIntervalMs], [3, 2, undefined]);
