@@ -185,7 +185,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   // This thread loads the zones, each into one image in shared memory (docs/dns-server.md, "Memory");
   // the workers start once it serves and take the images rather than load their own copies.
   const [own] = await Promise.allSettled([startDnsServer({ ...options, shared, fed, thread: 0, shareZones: shared, onZoneChange, onCaughtUp: onCaughtUp(0) })]);
-  const images = own.status === 'fulfilled' ? own.value.takeShared() : [];
+  let images = own.status === 'fulfilled' ? own.value.takeShared() : [];
   const port0 = own.status === 'fulfilled' ? own.value.address.port : 0;
   // A worker started again (thread-slot.ts) reads the zones from the store: the images taken at
   // start are those of the zones' versions then.
@@ -207,6 +207,8 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     });
   });
   const started = await Promise.allSettled(slots.map((slot) => slot.begin()));
+  // Taken by the first starts: not kept alive by this scope once the zones move on.
+  images = [];
   const failed = own.status === 'rejected' ? own : started.find((s) => s.status === 'rejected');
   if (own.status !== 'fulfilled' || failed !== undefined) {
     await Promise.all(slots.map((slot) => slot.stop()));

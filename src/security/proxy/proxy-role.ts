@@ -147,6 +147,8 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
       help: 'Proxy worker threads started again after one ended by itself (docs/proxy.md, "Threads and changes")',
       registers: [options.metrics.registry],
     });
+    // What the first threads start with; kept no longer than that (deleted resources' keys with it).
+    let startPolicies: ResourcePolicy[] | undefined = initial;
     for (let i = 1; i < config.proxyWorkers; i++) {
       // A replacement starts with the resources read from the store, is given them again in the
       // queue of changes (below), and joins the threads changes go to there: none passes it by.
@@ -154,7 +156,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
       const slot = new ThreadSlot<ProxyThread>({
         name: `proxy worker ${String(i)}`,
         start: async (onExit) => {
-          const policies = first ? initial : await loadPolicies(store.db, sealer);
+          const policies = (first ? startPolicies : undefined) ?? (await loadPolicies(store.db, sealer));
           first = false;
           return spawnProxyThread(
             {
@@ -186,14 +188,25 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
       slots.push(slot);
       stops.push(() => slot.stop());
     }
+    startPolicies = undefined;
     const threads = () => serving(slots);
-    /** Each worker thread's metrics, in the threads' order; undefined for a thread that did not answer. */
-    const workerMetrics = async () => (await Promise.all(threads().map((t) => t.request({ kind: 'metrics' })))).map((r) => (r.kind === 'done' ? r.metrics : undefined));
+    /**
+     * Each worker thread's metrics, by slot (a thread's counters keep their place while another
+     * restarts); undefined for a thread that did not answer, or one starting again.
+     */
+    const workerMetrics = () =>
+      Promise.all(
+        slots.map(async (slot) => {
+          const reply = await slot.current?.request({ kind: 'metrics' });
+          return reply?.kind === 'done' ? reply.metrics : undefined;
+        }),
+      );
     options.metrics.addSource(async () => (await workerMetrics()).filter((m) => m !== undefined).map((m) => m as never));
-    // Each thread's request counters, this one's first: a thread that does not answer counts nothing this time.
-    const counters = async (): Promise<ThreadCounters[]> => {
+    // Each thread's request counters, this one's first: a worker that does not answer (gone, or
+    // starting again) counts nothing this time, and its replacement counts from 0.
+    const counters = async (): Promise<(ThreadCounters | undefined)[]> => {
       const own = await options.metrics.registry.getSingleMetric(requestsMetric)?.get();
-      return [own === undefined ? [] : [own], ...(await workerMetrics()).map((m) => (m ?? []) as ThreadCounters)];
+      return [own === undefined ? [] : [own], ...(await workerMetrics()).map((m) => m as ThreadCounters | undefined)];
     };
     const requestStats = await startRequestStats({ db: store.db, collect: counters, logger, flushSeconds: config.statsFlushSeconds, retentionDays: config.statsRetentionDays });
     stops.push(() => requestStats.stop());

@@ -19,10 +19,18 @@ export type ThreadCounters = readonly { name: string; values: readonly { labels:
 export class CounterDeltas {
   readonly #last = new Map<string, number>();
 
-  /** `threads[i]`: thread i's metrics (the same thread at the same index every time). */
-  take(threads: readonly ThreadCounters[], bucket: number): RequestCount[] {
+  /**
+   * `threads[i]`: thread i's metrics (the same thread at the same index every time); undefined for a
+   * thread gone (it ended, and another may start in its place: that one counts from 0).
+   */
+  take(threads: readonly (ThreadCounters | undefined)[], bucket: number): RequestCount[] {
     const sums = new Map<string, RequestCount>();
     threads.forEach((metrics, thread) => {
+      if (metrics === undefined) {
+        const prefix = `${String(thread)} `;
+        for (const key of this.#last.keys()) if (key.startsWith(prefix)) this.#last.delete(key);
+        return;
+      }
       for (const metric of metrics) {
         if (metric.name !== requestsMetric) continue;
         for (const { labels, value } of metric.values) {
@@ -47,8 +55,8 @@ export class CounterDeltas {
 
 export interface RequestStatsOptions {
   db: Db;
-  /** Every proxy thread's counters, in a fixed order. */
-  collect(): Promise<ThreadCounters[]>;
+  /** Every proxy thread's counters, in a fixed order; undefined for a thread gone (CounterDeltas.take). */
+  collect(): Promise<(ThreadCounters | undefined)[]>;
   logger: Logger;
   flushSeconds: number;
   /** Days buckets are kept; 0: for ever. */

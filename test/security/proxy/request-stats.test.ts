@@ -24,3 +24,12 @@ test('per thread, what each counter grew by; summed over threads per resource an
   );
   assert.deepEqual(deltas.take([counters([['1', 'passed', 8], ['1', 'blacklist', 1]]), counters([['1', 'passed', 1]])], 180), []);
 });
+
+test('a thread gone (undefined) counts nothing, and the one started in its place counts from 0, even past where the other was', () => {
+  const deltas = new CounterDeltas();
+  deltas.take([counters([['1', 'passed', 5]]), counters([['1', 'passed', 10]])], 60);
+  // Thread 1 ended: nothing of it this time.
+  assert.deepEqual(deltas.take([counters([['1', 'passed', 6]]), undefined], 120), [{ resource_id: 1, bucket: 120, outcome: 'passed', count: 1 }]);
+  // Its replacement has counted 12 (more than the 10 the ended one had): all 12 are new.
+  assert.deepEqual(deltas.take([counters([['1', 'passed', 6]]), counters([['1', 'passed', 12]])], 180), [{ resource_id: 1, bucket: 180, outcome: 'passed', count: 12 }]);
+});
