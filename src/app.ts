@@ -130,6 +130,7 @@ export async function startService(config: Config, logger: Logger, output: Writa
         healthcheckAllowPrivate: config.healthcheckAllowPrivate,
         healthcheckThresholds: { fall: config.healthcheckFall, rise: config.healthcheckRise },
         healthcheckTestIntervalMs: config.testHealthcheckIntervalMs,
+        heartbeat: config.testThreadHeartbeat,
         dataDir: config.dataDir,
         logLevel: config.logLevel,
         output,

@@ -12,6 +12,7 @@ import { reservedNameProblem } from './dns/reserved-names.ts';
 import { parseNetwork } from './net/networks.ts';
 import { parseTsigKey } from './dns/server/tsig.ts';
 import { applyFaultsEnv, parseApplyFaults, type ApplyFault } from './dns/server/apply-faults.ts';
+import type { Heartbeat } from './thread-slot.ts';
 import { defaultMaxClients } from './dns/server/tcp-limits.ts';
 import { parseCookieSecrets } from './dns/server/cookies.ts';
 import { openFileLimit, openFileShare } from './net/connection-admission.ts';
@@ -186,6 +187,8 @@ export interface Config {
   testHealthcheckIntervalMs: number | undefined;
   /** EDGEPLANE_TEST_PROXY_EXIT_ON: a proxy worker thread ends when told of a change of the resource of this name (tests only, no flag). */
   testProxyExitOn: string | undefined;
+  /** EDGEPLANE_TEST_THREAD_HEARTBEAT: how long a worker thread may leave a ping unanswered before it is ended (tests only, no flag; default 30 s). */
+  testThreadHeartbeat: Heartbeat | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -845,6 +848,7 @@ export function loadConfig(
     testApplyFaults: testFaults(env, problems),
     testHealthcheckIntervalMs: testHealthcheckInterval(env, problems),
     testProxyExitOn: env['EDGEPLANE_TEST_PROXY_EXIT_ON'] || undefined,
+    testThreadHeartbeat: testThreadHeartbeat(env, problems),
   };
   if (problems.length > 0) {
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
@@ -859,6 +863,19 @@ function testFaults(env: NodeJS.ProcessEnv, problems: string[]): ApplyFault[] {
   } catch (e) {
     problems.push(`${applyFaultsEnv}: ${(e as Error).message}`);
     return [];
+  }
+}
+
+/** EDGEPLANE_TEST_THREAD_HEARTBEAT (tests only): `400ms`, a ping unanswered that long ends a worker thread; pings a quarter of it apart. */
+function testThreadHeartbeat(env: NodeJS.ProcessEnv, problems: string[]): Heartbeat | undefined {
+  const value = env['EDGEPLANE_TEST_THREAD_HEARTBEAT'];
+  if (value === undefined || value === '') return undefined;
+  try {
+    const timeoutMs = millisecondsIn(value, 100, 60_000);
+    return { everyMs: Math.ceil(timeoutMs / 4), timeoutMs };
+  } catch (e) {
+    problems.push(`EDGEPLANE_TEST_THREAD_HEARTBEAT: ${(e as Error).message}`);
+    return undefined;
   }
 }
 

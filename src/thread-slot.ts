@@ -1,15 +1,33 @@
 // One of a role's worker threads (DNS, proxy), kept serving: a thread that ends on its own (an
-// uncaught exception, running out of heap) is replaced by a new one, after a wait that doubles
-// while replacements keep ending soon after they start (1 s, 2 s, ... up to a minute), so that a
-// thread that cannot run costs a start a minute, not a busy loop. The process serves on its other
-// threads meanwhile: their sockets share the port, and the kernel stops handing the ended thread's
-// share of the traffic to a socket that is gone.
+// uncaught exception, running out of heap), or that stops answering (a loop that never ends: it is
+// pinged, and ended when a ping goes unanswered too long), is replaced by a new one, after a wait
+// that doubles while replacements keep ending soon after they start (1 s, 2 s, ... up to a minute),
+// so that a thread that cannot run costs a start a minute, not a busy loop. The process serves on
+// its other threads meanwhile: their sockets share the port, and the kernel stops handing the ended
+// thread's share of the traffic to a socket that is gone.
 import type { FastifyBaseLogger } from 'fastify';
 
-/** What a slot needs of a thread: to be stopped. */
+/** What a slot needs of a thread: to be stopped, asked whether it still answers, and ended when it does not. */
 export interface SlotThread {
   stop(): Promise<void>;
+  /** Resolves once the thread's event loop answered. */
+  ping(): Promise<unknown>;
+  /** Ends the thread however busy it is; its end counts as its own (it is replaced). */
+  kill(): Promise<void>;
 }
+
+export interface Heartbeat {
+  /** A ping this often, when none is unanswered. */
+  everyMs: number;
+  /** A ping unanswered this long ends the thread. */
+  timeoutMs: number;
+}
+
+/**
+ * A thread answers a ping between two pieces of its work: one that holds its event loop for 30 s
+ * has stopped serving queries and requests too.
+ */
+export const defaultHeartbeat: Heartbeat = { everyMs: 5000, timeoutMs: 30_000 };
 
 /** Starts a thread; `onExit` is called if it ends by itself once started (not when stopped). */
 export type ThreadStarter<T> = (onExit: (code: number) => void) => Promise<T>;
@@ -37,6 +55,7 @@ export interface SlotOptions<T> {
   /** Counts every replacement started (a metric). */
   onRestart: () => void;
   backoff?: Backoff;
+  heartbeat?: Heartbeat;
 }
 
 export class ThreadSlot<T extends SlotThread> {
@@ -66,7 +85,7 @@ export class ThreadSlot<T extends SlotThread> {
     this.#current = (await this.#start()).thread;
   }
 
-  /** A new thread, and whether it has ended since (a replacement may end before it serves). */
+  /** A new thread, watched from now on, and whether it has ended since (a replacement may end before it serves). */
   async #start(): Promise<{ thread: T; ended: () => boolean }> {
     this.#startedAt = Date.now();
     let ended = false;
@@ -74,7 +93,35 @@ export class ThreadSlot<T extends SlotThread> {
       ended = true;
       this.#ended(code);
     });
+    this.#watch(thread, () => ended);
     return { thread, ended: () => ended };
+  }
+
+  /** Pings the thread until it ends or the slot stops; a ping unanswered for the heartbeat's timeout ends it. */
+  #watch(thread: T, ended: () => boolean): void {
+    const { everyMs, timeoutMs } = this.#options.heartbeat ?? defaultHeartbeat;
+    let sentAt: number | undefined;
+    const timer = setInterval(() => {
+      if (ended() || this.#stopped) {
+        clearInterval(timer);
+        return;
+      }
+      if (sentAt === undefined) {
+        const sent = Date.now();
+        sentAt = sent;
+        // A thread gone answers at once (failed): only its end stops the watch.
+        const answered = () => {
+          if (sentAt === sent) sentAt = undefined;
+        };
+        thread.ping().then(answered, answered);
+        return;
+      }
+      if (Date.now() - sentAt < timeoutMs) return;
+      clearInterval(timer);
+      this.#options.logger.error({ thread: this.#options.name, timeout_ms: timeoutMs }, `${this.#options.name} did not answer for ${String(timeoutMs / 1000)} s: ending it`);
+      void thread.kill();
+    }, everyMs);
+    timer.unref();
   }
 
   #ended(code: number): void {

@@ -128,6 +128,11 @@ describe('configuration', () => {
       { thread: 0, zone: 'main.test', times: 3 },
     ]);
     assert.throws(() => loadConfig({ EDGEPLANE_TEST_FAIL_APPLY: '0:main.test:exit' }), /EDGEPLANE_TEST_FAIL_APPLY: "0:main.test:exit": only a worker thread/);
+    assert.throws(() => loadConfig({ EDGEPLANE_TEST_FAIL_APPLY: '0:main.test:hang' }), /only a worker thread \(1 and up\) can be made to hang/);
+    assert.equal(loadConfig({ EDGEPLANE_TEST_FAIL_APPLY: '2:slow.test:hang' }).testApplyFaults[0]?.times, 'hang');
+    assert.equal(loadConfig({}).testThreadHeartbeat, undefined);
+    assert.deepEqual(loadConfig({ EDGEPLANE_TEST_THREAD_HEARTBEAT: '400ms' }).testThreadHeartbeat, { everyMs: 100, timeoutMs: 400 });
+    assert.throws(() => loadConfig({ EDGEPLANE_TEST_THREAD_HEARTBEAT: '10ms' }), /EDGEPLANE_TEST_THREAD_HEARTBEAT: expected 100 ms/);
     assert.equal(loadConfig({}).testProxyExitOn, undefined);
     assert.equal(loadConfig({ EDGEPLANE_TEST_PROXY_EXIT_ON: 'crash.example' }).testProxyExitOn, 'crash.example');
   });

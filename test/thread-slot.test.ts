@@ -13,7 +13,11 @@ const logger = pino({ level: 'silent' });
 interface TestThread {
   /** Ends the thread with an uncaught exception. */
   end(): void;
+  /** Makes the thread loop for ever. */
+  hang(): void;
   stop(): Promise<void>;
+  ping(): Promise<unknown>;
+  kill(): Promise<void>;
   stopped: boolean;
 }
 
@@ -29,15 +33,29 @@ function starter(starts: number[], failing = { starts: 0 }): ThreadStarter<TestT
       }
       const worker = new Worker(new URL('./support/ending-worker.ts', import.meta.url));
       let ready = false;
+      const pongs: (() => void)[] = [];
       const thread: TestThread = {
         end: () => worker.postMessage('end'),
+        hang: () => worker.postMessage('hang'),
         stop: async () => {
           thread.stopped = true;
           await worker.terminate();
         },
+        ping: () =>
+          new Promise<void>((answered) => {
+            pongs.push(answered);
+            worker.postMessage('ping');
+          }),
+        kill: async () => {
+          await worker.terminate();
+        },
         stopped: false,
       };
-      worker.on('message', () => {
+      worker.on('message', (message) => {
+        if (message === 'pong') {
+          pongs.shift()?.();
+          return;
+        }
         ready = true;
         resolve(thread);
       });
@@ -166,4 +184,21 @@ test('a thread stopped through its slot is not replaced', async () => {
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.equal(restarts, 0);
   assert.equal(starts.length, 1);
+});
+
+test('a thread that stops answering its pings is ended and replaced; one that answers is left alone', async () => {
+  const starts: number[] = [];
+  let restarts = 0;
+  const heartbeat = { everyMs: 50, timeoutMs: 400 };
+  const slot = new ThreadSlot<TestThread>({ name: 'test worker', start: starter(starts), logger, replaced: async () => undefined, onRestart: () => restarts++, backoff: quick, heartbeat });
+  await slot.begin();
+  // Answering, it stays however long it runs.
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  assert.equal(restarts, 0);
+  const first = slot.current;
+  first?.hang();
+  await waitFor(() => slot.current !== undefined && slot.current !== first, 5000);
+  assert.equal(restarts, 1);
+  assert.ok((starts[1] ?? 0) - (starts[0] ?? 0) >= 800 + heartbeat.timeoutMs, 'ended only once a ping went unanswered that long');
+  await slot.stop();
 });

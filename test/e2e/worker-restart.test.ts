@@ -1,5 +1,6 @@
 // A DNS or proxy worker thread that ends by itself (here made to by the tests' fault injection, as a
-// defect's uncaught exception would) is started again (thread-slot.ts): the new thread serves the
+// defect's uncaught exception would), or stops answering (a loop that never ends), is started again
+// (thread-slot.ts): the new thread serves the
 // port again (the kernel's tables count its sockets), serves what changed while it was gone and
 // what the health checks found, and is handed every change after it.
 import assert from 'node:assert/strict';
@@ -99,6 +100,33 @@ describe('a DNS worker thread that ends is started again', () => {
     // Handed the changes: served by every thread as soon as the API answers, without polling.
     await put('www.kept.test', { ttl: 60, resource_records: [{ content: ['192.0.2.3'] }] });
     assert.deepEqual(await dnsAnswers(service, 'www.kept.test'), ['192.0.2.3']);
+  });
+});
+
+describe('a DNS worker thread that stops answering is ended and started again', () => {
+  let service: Service;
+
+  before(async () => {
+    service = await startService({
+      engine: 'sqlite',
+      // Worker thread 1 loops for ever at a change of hang.test; pings unanswered for 400 ms end it.
+      env: { EDGEPLANE_DNS_WORKERS: '2', EDGEPLANE_TEST_FAIL_APPLY: '1:hang.test:hang', EDGEPLANE_TEST_THREAD_HEARTBEAT: '400ms' },
+    });
+  });
+  after(async () => {
+    await service.dispose();
+  });
+
+  test('the API answers once it is ended, not after its 10 s wait, and every thread serves the zone', async () => {
+    const auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
+    const started = Date.now();
+    const created = await call(service.url, 'POST', '/dns/v2/zones', { auth, body: { name: 'hang.test' } });
+    assert.equal(created.status, 200, created.text);
+    assert.ok(Date.now() - started < 5000, `answered after ${String(Date.now() - started)} ms`);
+    await waitFor(() => udpSockets(service.dnsPort) === 2 && tcpListeners(service.dnsPort) === 2, 10_000);
+    assert.equal(await metric(service, 'edgeplane_dns_worker_restarts_total'), 1);
+    const soas = await Promise.all(Array.from({ length: 16 }, () => ask(service.dnsPort, 'hang.test', 'SOA')));
+    assert.deepEqual([...new Set(soas.map((r) => `${r.packet.rcode} ${String(r.packet.answers?.length)}`))], ['NOERROR 1']);
   });
 });
 

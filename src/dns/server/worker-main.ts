@@ -29,7 +29,7 @@ export interface WorkerData {
   zones: SharedZone[];
 }
 
-export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'health'; report: HealthReport } | { kind: 'metrics' } | { kind: 'stop' };
+export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'health'; report: HealthReport } | { kind: 'metrics' } | { kind: 'ping' } | { kind: 'stop' };
 export type ToWorker = WorkerRequest & { id: number };
 export interface FromWorker {
   /** `caught-up` (id 0): the worker brought a zone to the store's version by itself. */
@@ -78,6 +78,8 @@ try {
         return {};
       case 'metrics':
         return { metrics: await registry.getMetricsAsJSON() };
+      case 'ping':
+        return {};
       case 'stop':
         await server.stop();
         await store.close();

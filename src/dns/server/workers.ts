@@ -18,7 +18,7 @@ import { parseTsigKey } from './tsig.ts';
 import type { FromWorker, ToWorker, WorkerData, WorkerRequest } from './worker-main.ts';
 import type { SharedZone } from './load.ts';
 import { within } from '../../within.ts';
-import { serving, ThreadSlot } from '../../thread-slot.ts';
+import { serving, ThreadSlot, type Heartbeat } from '../../thread-slot.ts';
 import { workerEnv } from '../../compile-cache.ts';
 
 /** How long the API waits for every DNS thread to serve a change before it answers anyway. */
@@ -32,6 +32,8 @@ export interface DnsRoleOptions extends Omit<DnsServerOptions, 'shared' | 'fed' 
   healthcheckAllowPrivate: boolean;
   /** Failures and successes in a row that change a checked record's state. */
   healthcheckThresholds: Thresholds;
+  /** How worker threads are pinged (thread-slot.ts); undefined: the default. Tests only (EDGEPLANE_TEST_THREAD_HEARTBEAT). */
+  heartbeat: Heartbeat | undefined;
   /** Every check's interval instead of its `frequency`: tests only (EDGEPLANE_TEST_HEALTHCHECK_INTERVAL). */
   healthcheckTestIntervalMs: number | undefined;
   /** Secondaries to NOTIFY after each zone change. */
@@ -53,8 +55,13 @@ interface Thread {
   request(message: WorkerRequest): Promise<FromWorker>;
   /** Stops the thread's server, then the thread: the process may go on without it. */
   stop(): Promise<void>;
+  ping(): Promise<unknown>;
+  kill(): Promise<void>;
   stopped: boolean;
 }
+
+/** How long a thread has to stop its server before it is ended anyway. */
+const stopWaitMs = 10_000;
 
 /** Starts a worker thread; `onExit` hears of its end once it served, unless stop() ended it. */
 function spawn(data: WorkerData, output: Writable, onFailure: (e: unknown) => void, onCaughtUp: (change: ZoneChange, served: boolean) => void, onExit: (code: number) => void): Promise<Thread> {
@@ -77,7 +84,12 @@ function spawn(data: WorkerData, output: Writable, onFailure: (e: unknown) => vo
     },
     stop: async () => {
       stopping = true;
-      await thread.request({ kind: 'stop' });
+      // A thread that no longer answers is ended all the same.
+      await within(thread.request({ kind: 'stop' }), stopWaitMs);
+      await worker.terminate();
+    },
+    ping: () => thread.request({ kind: 'ping' }),
+    kill: async () => {
       await worker.terminate();
     },
   };
@@ -204,6 +216,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
         await Promise.all([...downs.values()].map((report) => thread.request({ kind: 'health', report })));
       },
       onRestart: () => restarts.inc(),
+      heartbeat: options.heartbeat,
     });
   });
   const started = await Promise.allSettled(slots.map((slot) => slot.begin()));

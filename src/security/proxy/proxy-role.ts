@@ -183,6 +183,7 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
             join();
           }),
         onRestart: () => restarts.inc(),
+        heartbeat: config.testThreadHeartbeat,
       });
       await slot.begin();
       slots.push(slot);

@@ -5,11 +5,17 @@ import type { Writable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { FromProxyWorker, ProxyWorkerData, ProxyWorkerRequest, ToProxyWorker } from './worker-main.ts';
 import { workerEnv } from '../../compile-cache.ts';
+import { within } from '../../within.ts';
 
 export interface ProxyThread {
   request(message: ProxyWorkerRequest): Promise<FromProxyWorker>;
   stop(): Promise<void>;
+  ping(): Promise<unknown>;
+  kill(): Promise<void>;
 }
+
+/** How long a thread has to stop its server before it is ended anyway. */
+const stopWaitMs = 10_000;
 
 /** Starts a worker thread; `onExit` hears of its end once it served, unless stop() ended it. */
 export function spawnProxyThread(data: ProxyWorkerData, output: Writable, onFailure: (e: unknown) => void, onExit: (code: number) => void): Promise<ProxyThread> {
@@ -32,7 +38,12 @@ export function spawnProxyThread(data: ProxyWorkerData, output: Writable, onFail
     },
     stop: async () => {
       stopping = true;
-      await thread.request({ kind: 'stop' });
+      // A thread that no longer answers is ended all the same.
+      await within(thread.request({ kind: 'stop' }), stopWaitMs);
+      await worker.terminate();
+    },
+    ping: () => thread.request({ kind: 'ping' }),
+    kill: async () => {
       await worker.terminate();
     },
   };

@@ -22,7 +22,7 @@ export interface ProxyWorkerData extends Omit<ProxyThreadOptions, 'logger' | 'me
  */
 export type AccessLogTarget = 'stdout' | 'thread-stdout' | 'off';
 
-export type ProxyWorkerRequest = { kind: 'update'; update: PolicyUpdate } | { kind: 'metrics' } | { kind: 'stop' };
+export type ProxyWorkerRequest = { kind: 'update'; update: PolicyUpdate } | { kind: 'metrics' } | { kind: 'ping' } | { kind: 'stop' };
 export type ToProxyWorker = ProxyWorkerRequest & { id: number };
 export interface FromProxyWorker {
   kind: 'ready' | 'done' | 'failed';
@@ -54,7 +54,7 @@ try {
         await server.apply(message.update);
       }
       else if (message.kind === 'metrics') return registry.getMetricsAsJSON();
-      else await server.stop();
+      else if (message.kind === 'stop') await server.stop();
       return undefined;
     };
     work().then(
