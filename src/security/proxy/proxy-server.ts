@@ -124,6 +124,10 @@ export async function startProxyServer(options: ProxyThreadOptions): Promise<Pro
           // Answered by the engine itself (the head was refused or too slow): logged without what it could not read.
           if (status > 0) accessLog?.write({ resource: undefined, host: '', method: '', path: '', status, outcome: reason, client: connectionClient(socket), httpVersion: '1.1', secure, durationMs: 0 });
         },
+        failed: (error, socket) => {
+          deps.metrics.clientError(listener, 'internal_error');
+          deps.logger.error({ err: error, listener, client: connectionClient(socket) }, 'the proxy failed on a connection (a defect): answered 500 and closed it');
+        },
       },
       limits,
       turns,

@@ -22,7 +22,7 @@ export interface ProxyLimits {
 }
 
 /** Why the server itself refused a connection's request before any handler saw it, as the metric labels it. */
-export type ClientErrorReason = 'header_timeout' | 'header_too_large' | 'bad_request';
+export type ClientErrorReason = 'header_timeout' | 'header_too_large' | 'bad_request' | 'internal_error';
 
 /**
  * How often connections are looked at for their header and idle timeouts: a quarter of the header

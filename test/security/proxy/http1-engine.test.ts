@@ -151,6 +151,45 @@ describe('connections', () => {
   });
 });
 
+describe('a defect while serving a connection', () => {
+  test('a handler that throws costs its connection (500, closed), not the thread; other connections and the next ones are served', async () => {
+    const failures: unknown[] = [];
+    const handler = (req: ProxyRequest, res: ProxyResponse) => {
+      if (req.url === '/throw') throw new Error('a defect');
+      res.writeHead(200, ['content-length', '2']).end('ok');
+    };
+    const serving = http1Serving(
+      { request: handler, upgrade: (_req, socket) => socket.destroy(), clientError: () => undefined, failed: (e) => failures.push(e) },
+      { ...testLimits, headerTimeoutMs: 500, idleTimeoutMs: 500 },
+      new RequestTurns(),
+    );
+    const inner = httpListener(serving);
+    const server = net.createServer((socket) => inner.emit('connection', socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port: at } = server.address() as net.AddressInfo;
+    try {
+      const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: a\r\n\r\n`;
+      // Pipelined behind a request answered first: thrown on a later turn, the same way.
+      const [thrown, behind, other] = await Promise.all([
+        raw(at, { pieces: [get('/throw')] }),
+        raw(at, { pieces: [get('/a') + get('/throw')], until: (r) => r.includes('500') }),
+        raw(at, { pieces: [get('/b')], until: (r) => r.endsWith('ok') }),
+      ]);
+      assert.match(thrown.received, /^HTTP\/1\.1 500 Internal Server Error\r\nconnection: close\r\n/);
+      assert.equal(thrown.closed, true);
+      assert.match(behind.received, /^HTTP\/1\.1 200 OK[\s\S]*okHTTP\/1\.1 500 Internal Server Error/);
+      assert.match(other.received, /^HTTP\/1\.1 200 OK[\s\S]*ok$/);
+      assert.equal(failures.length, 2);
+      assert.match(String(failures[0]), /a defect/);
+      const next = await raw(at, { pieces: [get('/c')], until: (r) => r.endsWith('ok') });
+      assert.match(next.received, /^HTTP\/1\.1 200 OK/);
+    } finally {
+      serving.stop();
+      server.close();
+    }
+  });
+});
+
 describe('hostile bytes', () => {
   test('random and mutated heads never throw: each is a head or a refusal', () => {
     // A fixed seed: a failure reproduces.

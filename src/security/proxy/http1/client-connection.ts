@@ -26,6 +26,12 @@ export interface Http1Handlers {
    * the client was answered, 0 when nothing (a connection that never sent a byte).
    */
   clientError(reason: ClientErrorReason, status: number, socket: Socket): void;
+  /**
+   * The engine or a handler threw while serving the connection (a defect): the client got 500 if
+   * nothing was answered yet, and the connection closes. The defect costs that connection, not the
+   * thread (the process, for the main thread, which also serves the API and DNS).
+   */
+  failed?(error: unknown, socket: Socket): void;
 }
 
 export interface Http1Options {
@@ -143,7 +149,7 @@ class ClientConnection implements BodySource, AnswerSink, Timed, Waiting {
       this.#socket.resume();
     }
     // Pipelined requests: the next one on the next turn (not within this answer's call stack).
-    if (this.#buffer !== undefined) setImmediate(() => this.#heads());
+    if (this.#buffer !== undefined) setImmediate(() => this.#guarded(() => this.#heads()));
   }
 
   #data(chunk: Buffer): void {
@@ -302,9 +308,28 @@ class ClientConnection implements BodySource, AnswerSink, Timed, Waiting {
     this.#close();
   }
 
+  /** Runs `work`; if it throws, the connection fails alone (Http1Handlers.failed). */
+  #guarded(work: () => void): void {
+    try {
+      work();
+    } catch (e) {
+      if (this.#state === closed) return;
+      this.#options.handlers.failed?.(e, this.#socket);
+      // Without an error: nothing may be listening for one on a request the handler dropped.
+      this.#request?.destroy();
+      const socket = this.#socket;
+      const response = this.#response;
+      if ((response === undefined || !response.headersSent) && socket.writable) {
+        response?.preempt(500);
+        socket.end(refusalText(500, 'Internal Server Error'));
+      }
+      this.#close();
+    }
+  }
+
   // This connection's own listeners on its socket: an upgrade takes them off, and only them (the
   // connection guard's stay: they count the connection until it closes).
-  readonly #onData = (chunk: Buffer) => this.#data(chunk);
+  readonly #onData = (chunk: Buffer) => this.#guarded(() => this.#data(chunk));
   readonly #onDrain = () => this.#response?.emit('drain');
   readonly #onEnd = () => this.#end();
   readonly #onError = () => this.#socket.destroy();
