@@ -149,7 +149,7 @@ class ClientConnection implements BodySource, AnswerSink, Timed, Waiting {
       this.#socket.resume();
     }
     // Pipelined requests: the next one on the next turn (not within this answer's call stack).
-    if (this.#buffer !== undefined) setImmediate(() => this.#guarded(() => this.#heads()));
+    if (this.#buffer !== undefined) setImmediate(this.#nextHeads);
   }
 
   #data(chunk: Buffer): void {
@@ -308,28 +308,37 @@ class ClientConnection implements BodySource, AnswerSink, Timed, Waiting {
     this.#close();
   }
 
-  /** Runs `work`; if it throws, the connection fails alone (Http1Handlers.failed). */
-  #guarded(work: () => void): void {
-    try {
-      work();
-    } catch (e) {
-      if (this.#state === closed) return;
-      this.#options.handlers.failed?.(e, this.#socket);
-      // Without an error: nothing may be listening for one on a request the handler dropped.
-      this.#request?.destroy();
-      const socket = this.#socket;
-      const response = this.#response;
-      if ((response === undefined || !response.headersSent) && socket.writable) {
-        response?.preempt(500);
-        socket.end(refusalText(500, 'Internal Server Error'));
-      }
-      this.#close();
+  /** The engine or a handler threw while serving this connection: it fails alone (Http1Handlers.failed). */
+  #failed(error: unknown): void {
+    if (this.#state === closed) return;
+    this.#options.handlers.failed?.(error, this.#socket);
+    // Without an error: nothing may be listening for one on a request the handler dropped.
+    this.#request?.destroy();
+    const socket = this.#socket;
+    const response = this.#response;
+    if ((response === undefined || !response.headersSent) && socket.writable) {
+      response?.preempt(500);
+      socket.end(refusalText(500, 'Internal Server Error'));
     }
+    this.#close();
   }
 
   // This connection's own listeners on its socket: an upgrade takes them off, and only them (the
   // connection guard's stay: they count the connection until it closes).
-  readonly #onData = (chunk: Buffer) => this.#guarded(() => this.#data(chunk));
+  readonly #onData = (chunk: Buffer) => {
+    try {
+      this.#data(chunk);
+    } catch (e) {
+      this.#failed(e);
+    }
+  };
+  readonly #nextHeads = () => {
+    try {
+      this.#heads();
+    } catch (e) {
+      this.#failed(e);
+    }
+  };
   readonly #onDrain = () => this.#response?.emit('drain');
   readonly #onEnd = () => this.#end();
   readonly #onError = () => this.#socket.destroy();
