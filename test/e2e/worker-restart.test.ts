@@ -114,8 +114,9 @@ describe('a DNS worker thread that stops answering is ended and started again', 
   before(async () => {
     service = await startService({
       engine: 'sqlite',
-      // Worker thread 1 loops for ever at a change of hang.test; pings unanswered for 400 ms end it.
-      env: { EDGEPLANE_DNS_WORKERS: '2', EDGEPLANE_TEST_FAIL_APPLY: '1:hang.test:hang', EDGEPLANE_TEST_THREAD_HEARTBEAT: '400ms' },
+      // Worker thread 1 loops for ever at a change of hang.test; pings unanswered for 2 s end it
+      // (not shorter: a thread's start-up collections may hold it 0.5 s on a loaded machine).
+      env: { EDGEPLANE_DNS_WORKERS: '2', EDGEPLANE_TEST_FAIL_APPLY: '1:hang.test:hang', EDGEPLANE_TEST_THREAD_HEARTBEAT: '2s' },
     });
   });
   after(async () => {
@@ -127,10 +128,13 @@ describe('a DNS worker thread that stops answering is ended and started again', 
     const started = Date.now();
     const created = await call(service.url, 'POST', '/dns/v2/zones', { auth, body: { name: 'hang.test' } });
     assert.equal(created.status, 200, created.text);
-    assert.ok(Date.now() - started < 5000, `answered after ${String(Date.now() - started)} ms`);
+    assert.ok(Date.now() - started < 8000, `answered after ${String(Date.now() - started)} ms`);
     await waitFor(() => udpSockets(service.dnsPort) === 2 && tcpListeners(service.dnsPort) === 2, 10_000);
     assert.equal(await metric(service, 'edgeplane_dns_worker_restarts_total'), 1);
     await soaServedByEvery(service, 'hang.test');
+    // The new worker answers its pings: it is not ended in turn.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    assert.equal(await metric(service, 'edgeplane_dns_worker_restarts_total'), 1);
   });
 });
 
@@ -141,7 +145,8 @@ describe('a proxy worker thread that ends is started again', () => {
 
   before(async () => {
     [service, origin] = await Promise.all([
-      startService({ engine: 'sqlite', env: { EDGEPLANE_PROXY_WORKERS: '2', EDGEPLANE_TEST_PROXY_EXIT_ON: 'crash.example' } }),
+      // Pings unanswered for 2 s would end a worker: one that answers them is left alone.
+      startService({ engine: 'sqlite', env: { EDGEPLANE_PROXY_WORKERS: '2', EDGEPLANE_TEST_PROXY_EXIT_ON: 'crash.example', EDGEPLANE_TEST_THREAD_HEARTBEAT: '2s' } }),
       startOrigin('A'),
     ]);
     auth = await adminAuth(service);
@@ -157,6 +162,9 @@ describe('a proxy worker thread that ends is started again', () => {
     const site = await createResource(service, auth, { name: 'site.example', origins: [{ origin_data: origin.address }] });
     assert.deepEqual(await statuses('site.example'), [200]);
     assert.equal(tcpListeners(service.proxyHttpPort), 2);
+    // A worker that answers its pings is never ended.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    assert.equal(await metric(service, 'edgeplane_proxy_worker_restarts_total'), 0);
 
     // Told of this resource, worker thread 1 ends.
     await createResource(service, auth, { name: 'crash.example', origins: [{ origin_data: origin.address }] });
