@@ -29,8 +29,11 @@ export interface Heartbeat {
  */
 export const defaultHeartbeat: Heartbeat = { everyMs: 5000, timeoutMs: 30_000 };
 
-/** Starts a thread; `onExit` is called if it ends by itself once started (not when stopped). */
-export type ThreadStarter<T> = (onExit: (code: number) => void) => Promise<T>;
+/**
+ * Starts a thread; `onExit` is called if it ends by itself once started (not when stopped).
+ * `replacement`: it takes the place of one that ended (not the slot's first).
+ */
+export type ThreadStarter<T> = (onExit: (code: number) => void, replacement: boolean) => Promise<T>;
 
 export interface Backoff {
   firstMs: number;
@@ -82,17 +85,17 @@ export class ThreadSlot<T extends SlotThread> {
 
   /** Starts the slot's first thread: a thread that cannot start at all fails the role's start. */
   async begin(): Promise<void> {
-    this.#current = (await this.#start()).thread;
+    this.#current = (await this.#start(false)).thread;
   }
 
   /** A new thread, watched from now on, and whether it has ended since (a replacement may end before it serves). */
-  async #start(): Promise<{ thread: T; ended: () => boolean }> {
+  async #start(replacement: boolean): Promise<{ thread: T; ended: () => boolean }> {
     this.#startedAt = Date.now();
     let ended = false;
     const thread = await this.#options.start((code) => {
       ended = true;
       this.#ended(code);
-    });
+    }, replacement);
     this.#watch(thread, () => ended);
     return { thread, ended: () => ended };
   }
@@ -129,10 +132,16 @@ export class ThreadSlot<T extends SlotThread> {
     if (this.#stopped) return;
     const ranMs = Date.now() - this.#startedAt;
     if (ranMs >= this.#backoff.steadyMs) this.#delayMs = this.#backoff.firstMs;
-    const delayMs = this.#delayMs;
-    this.#delayMs = Math.min(this.#delayMs * 2, this.#backoff.maxMs);
+    const delayMs = this.#nextDelay();
     this.#options.logger.error({ thread: this.#options.name, code, ran_ms: ranMs, restart_in_ms: delayMs }, `${this.#options.name} ended; a new one starts in ${String(delayMs / 1000)} s`);
     this.#schedule(delayMs);
+  }
+
+  /** The wait before the next start, doubling the one after it (up to the most). */
+  #nextDelay(): number {
+    const delayMs = this.#delayMs;
+    this.#delayMs = Math.min(delayMs * 2, this.#backoff.maxMs);
+    return delayMs;
   }
 
   #schedule(delayMs: number): void {
@@ -150,11 +159,10 @@ export class ThreadSlot<T extends SlotThread> {
     this.#options.onRestart();
     let started: { thread: T; ended: () => boolean };
     try {
-      started = await this.#start();
+      started = await this.#start(true);
     } catch (e) {
       // It did not start: the next try waits longer.
-      const delayMs = this.#delayMs;
-      this.#delayMs = Math.min(this.#delayMs * 2, this.#backoff.maxMs);
+      const delayMs = this.#nextDelay();
       this.#options.logger.error({ err: e, thread: this.#options.name, restart_in_ms: delayMs }, `${this.#options.name} did not start; trying again in ${String(delayMs / 1000)} s`);
       if (!this.#isStopped()) this.#schedule(delayMs);
       return;

@@ -2,9 +2,8 @@
 // its next attempts to apply changes of one zone, so that a test can watch the threads converge
 // (test/e2e/dns-convergence.test.ts), or makes a worker thread end with an uncaught exception, or
 // loop for ever, when it applies a change of that zone, so that a test can watch it replaced
-// (thread-slot.ts). Only the
-// process's environment sets it: there is no flag, and nothing an API caller sends reaches it.
-// Unset, nothing is injected.
+// (thread-slot.ts). Only the process's environment sets it: there is no flag, and nothing an API
+// caller sends reaches it. Unset, nothing is injected.
 
 export interface ApplyFault {
   /** The DNS thread: 0 is the main thread, 1 and up the worker threads. */

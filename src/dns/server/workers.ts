@@ -3,7 +3,6 @@
 // before it is acknowledged, so the API answers once every thread serves the change; a thread that
 // cannot apply it keeps trying on its own (zone-sync.ts), and the API waits for it at most 10 s.
 import type { Writable } from 'node:stream';
-import { Worker } from 'node:worker_threads';
 import { Counter, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { noticeHandler, noticeOrigin, notifyChannel, zoneChangeFromNotice, type ChangeFeed, type ZoneChange } from '../../events/change-feed.ts';
 import { listenTo } from '../../store/pg-listener.ts';
@@ -15,11 +14,11 @@ import { alone, postgresCoordination } from '../health/coordination.ts';
 import type { Thresholds } from '../health/hysteresis.ts';
 import { notifySecondaries } from './notify.ts';
 import { parseTsigKey } from './tsig.ts';
-import type { FromWorker, ToWorker, WorkerData, WorkerRequest } from './worker-main.ts';
+import type { FromWorker, WorkerData, WorkerRequest } from './worker-main.ts';
 import type { SharedZone } from './load.ts';
 import { within } from '../../within.ts';
 import { serving, ThreadSlot, type Heartbeat } from '../../thread-slot.ts';
-import { workerEnv } from '../../compile-cache.ts';
+import { spawnWorkerThread, type WorkerThread } from '../../worker-thread.ts';
 
 /** How long the API waits for every DNS thread to serve a change before it answers anyway. */
 const applyWaitMs = 10_000;
@@ -51,78 +50,7 @@ export interface DnsRole {
   workerMetrics(): Promise<MetricObjectWithValues<MetricValue<string>>[][]>;
 }
 
-interface Thread {
-  request(message: WorkerRequest): Promise<FromWorker>;
-  /** Stops the thread's server, then the thread: the process may go on without it. */
-  stop(): Promise<void>;
-  ping(): Promise<unknown>;
-  kill(): Promise<void>;
-  stopped: boolean;
-}
-
-/** How long a thread has to stop its server before it is ended anyway. */
-const stopWaitMs = 10_000;
-
-/** Starts a worker thread; `onExit` hears of its end once it served, unless stop() ended it. */
-function spawn(data: WorkerData, output: Writable, onFailure: (e: unknown) => void, onCaughtUp: (change: ZoneChange, served: boolean) => void, onExit: (code: number) => void): Promise<Thread> {
-  // A worker's stdout would go to the process's; the service's output may be elsewhere.
-  const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: data, stdout: true, env: workerEnv() });
-  worker.stdout.pipe(output, { end: false });
-  const waiting = new Map<number, (reply: FromWorker) => void>();
-  let next = 1;
-  let ready = false;
-  let stopping = false;
-  const thread: Thread = {
-    stopped: false,
-    request: (message) => {
-      if (thread.stopped) return Promise.resolve({ kind: 'failed', id: 0, error: 'worker stopped' });
-      const id = next++;
-      return new Promise((resolve) => {
-        waiting.set(id, resolve);
-        worker.postMessage({ ...message, id } satisfies ToWorker);
-      });
-    },
-    stop: async () => {
-      stopping = true;
-      // A thread that no longer answers is ended all the same.
-      await within(thread.request({ kind: 'stop' }), stopWaitMs);
-      await worker.terminate();
-    },
-    ping: () => thread.request({ kind: 'ping' }),
-    kill: async () => {
-      await worker.terminate();
-    },
-  };
-  return new Promise((resolve, reject) => {
-    worker.on('message', (reply: FromWorker) => {
-      if (reply.kind === 'caught-up') {
-        if (reply.change !== undefined) onCaughtUp(reply.change, reply.served === true);
-        return;
-      }
-      if (reply.id === 0) {
-        if (reply.kind === 'ready') {
-          ready = true;
-          resolve(thread);
-        } else {
-          reject(new Error(`DNS worker failed to start: ${reply.error ?? ''}`));
-          void worker.terminate();
-        }
-        return;
-      }
-      waiting.get(reply.id)?.(reply);
-      waiting.delete(reply.id);
-    });
-    worker.on('error', onFailure);
-    worker.on('exit', (code) => {
-      thread.stopped = true;
-      // Nobody waits forever on a worker that is gone: the API must still answer.
-      for (const resolveWaiting of waiting.values()) resolveWaiting({ kind: 'failed', id: 0, error: `worker exited (${String(code)})` });
-      waiting.clear();
-      reject(new Error(`DNS worker exited (${String(code)}) before it was ready`));
-      if (ready && !stopping) onExit(code);
-    });
-  });
-}
+type Thread = WorkerThread<WorkerRequest, FromWorker>;
 
 export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   const shared = options.workers > 1;
@@ -202,13 +130,22 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   // A worker started again (thread-slot.ts) reads the zones from the store: the images taken at
   // start are those of the zones' versions then.
   const slots = Array.from({ length: own.status === 'fulfilled' ? options.workers - 1 : 0 }, (_, i) => {
-    let first = true;
     return new ThreadSlot<Thread>({
       name: `DNS worker ${String(i + 1)}`,
-      start: (onExit) => {
-        const zones = first ? images : [];
-        first = false;
-        return spawn(data(i + 1, port0, zones), options.output, onFailure, onCaughtUp(i + 1), onExit);
+      start: (onExit, replacement) => {
+        const zones = replacement ? [] : images;
+        const caughtUp = onCaughtUp(i + 1);
+        return spawnWorkerThread<WorkerRequest, FromWorker>({
+          name: 'DNS worker',
+          entry: new URL('./worker-main.ts', import.meta.url),
+          data: data(i + 1, port0, zones),
+          output: options.output,
+          onFailure,
+          onExit,
+          onNotice: (reply) => {
+            if (reply.kind === 'caught-up' && reply.change !== undefined) caughtUp(reply.change, reply.served === true);
+          },
+        });
       },
       logger: options.logger,
       // Changes it missed while it started, the version check finds (zone-sync.ts, every 2 s).

@@ -21,14 +21,17 @@ import { fdDestination, streamDestination } from './access-log.ts';
 import type { ResourcePolicy } from './policy.ts';
 import { loadPolicies } from './policy-loader.ts';
 import { startProxyServer, type PolicyUpdate } from './proxy-server.ts';
-import { spawnProxyThread, type ProxyThread } from './proxy-threads.ts';
 import { requestsMetric, startRequestStats, type ThreadCounters } from './request-stats.ts';
-import type { AccessLogTarget } from './worker-main.ts';
+import type { AccessLogTarget, FromProxyWorker, ProxyWorkerData, ProxyWorkerRequest } from './worker-main.ts';
 import type { ProxySettings } from './thread-deps.ts';
 import { acmeDirectoryOf } from './tls/acme-account.ts';
 import { createAcmeManager, type AcmeManager } from './tls/acme-manager.ts';
 import { within } from '../../within.ts';
 import { serving, ThreadSlot } from '../../thread-slot.ts';
+import { spawnWorkerThread, type WorkerThread } from '../../worker-thread.ts';
+
+/** A proxy worker thread as this role drives it (worker-main.ts). */
+type ProxyThread = WorkerThread<ProxyWorkerRequest, FromProxyWorker>;
 
 /** How long a write waits for every proxy thread before the API answers anyway. */
 const applyWaitMs = 10_000;
@@ -152,29 +155,23 @@ export async function startProxyRole(options: ProxyRoleOptions): Promise<ProxyRo
     for (let i = 1; i < config.proxyWorkers; i++) {
       // A replacement starts with the resources read from the store, is given them again in the
       // queue of changes (below), and joins the threads changes go to there: none passes it by.
-      let first = true;
       const slot = new ThreadSlot<ProxyThread>({
         name: `proxy worker ${String(i)}`,
-        start: async (onExit) => {
-          const policies = (first ? startPolicies : undefined) ?? (await loadPolicies(store.db, sealer));
-          first = false;
-          return spawnProxyThread(
-            {
-              httpListen: { host: config.proxyHttpListen.host, port: local.httpPort },
-              httpsListen: { host: config.proxyHttpsListen.host, port: local.httpsPort },
-              settings,
-              cookieSecret,
-              ticketKeys,
-              geo: options.geo,
-              policies,
-              logLevel: options.logLevel,
-              accessLog,
-              exitOn: config.testProxyExitOn,
-            },
-            options.output,
-            onFailure,
-            onExit,
-          );
+        start: async (onExit, replacement) => {
+          const policies = (replacement ? undefined : startPolicies) ?? (await loadPolicies(store.db, sealer));
+          const data: ProxyWorkerData = {
+            httpListen: { host: config.proxyHttpListen.host, port: local.httpPort },
+            httpsListen: { host: config.proxyHttpsListen.host, port: local.httpsPort },
+            settings,
+            cookieSecret,
+            ticketKeys,
+            geo: options.geo,
+            policies,
+            logLevel: options.logLevel,
+            accessLog,
+            exitOn: config.testProxyExitOn,
+          };
+          return spawnWorkerThread<ProxyWorkerRequest, FromProxyWorker>({ name: 'proxy worker', entry: new URL('./worker-main.ts', import.meta.url), data, output: options.output, onFailure, onExit });
         },
         logger,
         replaced: (thread, join) =>
