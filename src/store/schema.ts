@@ -75,6 +75,11 @@ export interface ZonesTable {
   updated_at: string;
   /** The store's zone version (ZoneVersionTable) when this zone last changed. */
   version: Generated<number>;
+  /**
+   * No live journal entry of the zone has a lower version (0016_journal_from.ts): where scans of
+   * its journal start. Kept by PostgreSQL's changes; 0 on SQLite, whose deletes leave nothing behind.
+   */
+  journal_from: Generated<number>;
 }
 
 export interface RrsetsTable {

@@ -84,7 +84,8 @@ export async function writeZoneChange(db: Db, engine: Engine, change: ZoneChange
     version = row.version;
   } else {
     version = await writeZoneFieldsSqlite(db, zoneId, fields);
-    for (const statement of journalStatements(zoneId, change.journal, change.bounds, sql<number>`${version}`)) await statement.execute(db);
+    // The zone's journal_from stays 0: SQLite's deletes leave nothing for a scan to step over.
+    for (const statement of journalStatements(zoneId, change.journal, change.bounds, sql<number>`${version}`).statements) await statement.execute(db);
   }
   if (fields.enabled !== undefined) await bumpCatalog(db);
   return version;
@@ -102,8 +103,8 @@ export function zoneChangeParts(change: ZoneChangeWrite, gate: RawBuilder<boolea
   const set = Object.entries(fields as Record<string, unknown>).flatMap(([column, value]) => (value === undefined ? [] : [sql`${sql.ref(column)} = ${value}`]));
   return sql.join([
     sql`next_version as (update zone_version set version = version + 1 where id = 1 and ${gate} returning version)`,
-    sql`zone_after as (update zones set ${sql.join([...set, sql`version = (select version from next_version)`])} where id = ${zoneId} and ${gate} returning version)`,
-    ...journal.map((statement, i) => sql`${sql.raw(`journal${String(i)}`)} as (${statement})`),
+    sql`zone_after as (update zones set ${sql.join([...set, sql`version = (select version from next_version)`, sql`journal_from = ${journal.from}`])} where id = ${zoneId} and ${gate} returning version)`,
+    ...journal.statements.map((statement, i) => sql`${sql.raw(`journal${String(i)}`)} as (${statement})`),
   ]);
 }
 

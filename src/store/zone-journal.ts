@@ -19,34 +19,54 @@ export type NewJournalEntry = Omit<Insertable<ZoneJournalTable>, 'version'>;
 /** What a change does to its zone's journal: append its entry, or forget the history (transfers from before it are full ones). */
 export type JournalWrite = { entry: NewJournalEntry } | { clear: true };
 
+/** What a change does to its zone's journal: statements to run in order, and the zone's `journal_from` after them. */
+export interface JournalStatements {
+  statements: RawBuilder<unknown>[];
+  /** The lowest version a live entry can have once they ran: PostgreSQL's zone row keeps it. */
+  from: RawBuilder<number>;
+}
+
 /**
  * The statements, in order, that write `write` for the change at `version`: a number, or an
  * expression yielding it in the statement they join. An entry larger than the byte bound on its
  * own is not kept, and neither is anything older (no chain could cross it): the journal is cleared.
  * Each writes only when `gate` holds (on PostgreSQL, the guard of a guarded change: zone-change.ts).
+ *
+ * Every scan of the zone's entries starts at its row's `journal_from` (0016_journal_from.ts). A
+ * deleted entry stays in PostgreSQL's table and index, dead, until VACUUM removes it, and at
+ * thousands of changes a second (autovacuum looks once a minute) tens of thousands of them lie at
+ * the old end of a zone's range: a prune that scanned the whole range took 3 ms where it takes 0.3,
+ * and the zone's writes slowed as they went (bench/README.md, session 24). The pruned entries are
+ * all below the oldest one left, which becomes the row's `journal_from`.
  */
-export function journalStatements(zoneId: number, write: JournalWrite, bounds: JournalBounds, version: RawBuilder<number>, gate: RawBuilder<boolean> = sql<boolean>`true`): RawBuilder<unknown>[] {
-  const clear = sql`delete from zone_journal where zone_id = ${zoneId} and ${gate}`;
-  if ('clear' in write || write.entry.size > bounds.bytes || bounds.versions < 1) return [clear];
+export function journalStatements(zoneId: number, write: JournalWrite, bounds: JournalBounds, version: RawBuilder<number>, gate: RawBuilder<boolean> = sql<boolean>`true`): JournalStatements {
+  const from = sql<number>`(select journal_from from zones where id = ${zoneId})`;
+  const live = sql`zone_id = ${zoneId} and version >= ${from}`;
+  const clear = sql`delete from zone_journal where ${live} and ${gate}`;
+  if ('clear' in write || write.entry.size > bounds.bytes || bounds.versions < 1) return { statements: [clear], from: version };
   const { entry } = write;
   // The entries the new one pushes past the bounds go first, counting it in: newest first, the
   // first older entry past either bound and everything older. Nothing is sent back: the entry past
-  // the count bound comes from the (zone_id, version) index; the entries are walked for the byte
-  // bound only when their sum crosses it (a CASE evaluates its branch only then). On PostgreSQL
-  // both join one statement, where the delete does not see the new row (the bounds count it in).
-  const prune = sql`
-    delete from zone_journal where zone_id = ${zoneId} and ${gate} and (
-      version <= (select version from zone_journal where zone_id = ${zoneId} order by version desc limit 1 offset ${bounds.versions - 1})
-      or version <= (case when (select sum(size) from zone_journal where zone_id = ${zoneId}) + ${entry.size} > ${bounds.bytes} then (
-        select max(version) from (
-          select version, ${entry.size} + sum(size) over (order by version desc) as kept from zone_journal where zone_id = ${zoneId}
-        ) as newest_first where kept > ${bounds.bytes}
-      ) end)
-    )`;
+  // the count bound comes from the (zone_id, version, size) index; the entries are walked for the
+  // byte bound only when their sum crosses it (a CASE evaluates its branch only then), and only
+  // the newest `versions - 1`, all the count bound keeps. On PostgreSQL both join one statement,
+  // where the delete does not see the new row (the bounds count it in).
+  const kept = bounds.versions - 1;
+  const newest = sql`select version, size from zone_journal where ${live} order by version desc limit ${kept}`;
+  const countCut = sql<number>`(select version from zone_journal where ${live} order by version desc limit 1 offset ${kept})`;
+  const byteCut = sql<number>`(case when (select sum(size) from (${newest}) as newest) + ${entry.size} > ${bounds.bytes} then (
+    select max(version) from (
+      select version, ${entry.size} + sum(size) over (order by version desc) as kept from (${newest}) as newest
+    ) as newest_first where kept > ${bounds.bytes}
+  ) end)`;
+  const prune = sql`delete from zone_journal where ${live} and ${gate} and (version <= ${countCut} or version <= ${byteCut})`;
   const insert = sql`
     insert into zone_journal (zone_id, version, serial_from, serial_to, removed, added, size)
     select ${zoneId}, ${version}, ${entry.serial_from}, ${entry.serial_to}, ${entry.removed}, ${entry.added}, ${entry.size} where ${gate}`;
-  return [prune, insert];
+  // The oldest entry the prune leaves (read as the statement found the journal, before it), else the new one.
+  const left = sql<number>`(select version from zone_journal where ${live}
+    and version > coalesce(${countCut}, 0) and version > coalesce(${byteCut}, 0) order by version limit 1)`;
+  return { statements: [prune, insert], from: sql<number>`coalesce(${left}, ${version})` };
 }
 
 /**
@@ -58,6 +78,7 @@ export async function journalChain(db: Db, zoneId: number, from: number, to: num
     .selectFrom('zone_journal')
     .select(['id', 'serial_from', 'serial_to'])
     .where('zone_id', '=', zoneId)
+    .where('version', '>=', (eb) => eb.selectFrom('zones').select('journal_from').where('id', '=', zoneId))
     .where('version', '<=', upTo)
     .orderBy('version')
     .execute();

@@ -100,7 +100,7 @@ export async function enabledZoneCount(db: Db, except: string | undefined): Prom
   return row.n;
 }
 
-export async function insertZone(db: Db, zone: Omit<ZoneRow, 'id' | 'version'>): Promise<ZoneRow> {
+export async function insertZone(db: Db, zone: Omit<ZoneRow, 'id' | 'version' | 'journal_from'>): Promise<ZoneRow> {
   const inserted = await db.insertInto('zones').values(zone).returning('id').executeTakeFirstOrThrow();
   const version = await nextVersion(db);
   const row = await db.updateTable('zones').set({ version }).where('id', '=', inserted.id).returningAll().executeTakeFirstOrThrow();

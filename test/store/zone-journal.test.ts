@@ -4,8 +4,10 @@
 // entries alone.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { changeNotice } from '../../src/events/change-feed.ts';
 import { writeZoneChange } from '../../src/store/zone-change.ts';
+import { journalStatements } from '../../src/store/zone-journal.ts';
 import { engines } from '../support/engines.ts';
 import { insertAccountZone } from '../support/store-rows.ts';
 import { suiteStore } from '../support/suite-store.ts';
@@ -52,5 +54,64 @@ for (const engine of engines()) {
       await append(z, 101, bounds);
       assert.deepEqual(await kept(z), []);
     });
+
+    // A change looks for the oldest entry among the newest few past the count bound, and deletes
+    // from there: past that many it must still reach the oldest ones.
+    for (const before of [10, 80]) {
+      test(`a lowered count bound: the next change keeps only the newest within it (${String(before)} entries before)`, async () => {
+        const z = (await insertAccountZone(opened().db, `lowered-${String(before)}.example`, now)).zoneId;
+        const v: number[] = [];
+        for (let n = 0; n < before; n++) v.push(await append(z, 1, { versions: 1000, bytes: 100_000 }));
+        v.push(await append(z, 1, { versions: 3, bytes: 100_000 }));
+        assert.deepEqual(await kept(z), v.slice(-3));
+      });
+    }
+
+    if (engine === 'postgres') {
+      // The entries deleted before lie in PostgreSQL's table and index, dead, until VACUUM: a prune
+      // that scanned the zone's whole range visited every one of them (bench/README.md, session 24).
+      test('a prune reads the live entries from the row\'s journal_from, not the dead ones older than them', async () => {
+        const { db } = opened();
+        const z = (await insertAccountZone(db, 'dead.example', now)).zoneId;
+        await sql`insert into zone_journal (zone_id, version, serial_from, serial_to, removed, added, size)
+          select ${z}, n, n, n + 1, '[]', '[]', 1 from generate_series(1, 20000) as n`.execute(db);
+        await sql`delete from zone_journal where zone_id = ${z}`.execute(db);
+        await sql`update zone_version set version = version + 20000`.execute(db);
+        const bounds = { versions: 3, bytes: 1000 };
+        const journalFrom = async () => (await db.selectFrom('zones').select('journal_from').where('id', '=', z).executeTakeFirstOrThrow()).journal_from;
+        const v: number[] = [];
+        for (let n = 0; n < 5; n++) {
+          v.push(await append(z, 10, bounds));
+          assert.equal(await journalFrom(), (await kept(z))[0]);
+        }
+        assert.deepEqual(await kept(z), v.slice(-3));
+        // The next change's prune, as its statement would run it (rolled back): the pages it reads.
+        const entry = { zone_id: z, serial_from: 1, serial_to: 2, removed: '[]', added: '[]', size: 10 };
+        const [prune] = journalStatements(z, { entry }, bounds, sql<number>`0`).statements;
+        assert.ok(prune !== undefined);
+        const query = prune.compile(db);
+        const pages = await db.connection().execute(async (c) => {
+          await sql`begin`.execute(c);
+          try {
+            const { rows } = await c.executeQuery<{ 'QUERY PLAN': { Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }[] }>({
+              ...query,
+              sql: `explain (analyze, buffers, format json) ${query.sql}`,
+            });
+            const plan = rows[0]?.['QUERY PLAN'][0]?.Plan;
+            return (plan?.['Shared Hit Blocks'] ?? NaN) + (plan?.['Shared Read Blocks'] ?? NaN);
+          } finally {
+            await sql`rollback`.execute(c);
+          }
+        });
+        // A few pages of the index and the table, not the hundreds the 20,000 dead entries fill.
+        assert.ok(pages < 30, `the prune read ${String(pages)} pages`);
+        assert.deepEqual(await kept(z), v.slice(-3));
+        // A change that clears the journal leaves nothing older than its own version.
+        const cleared = await append(z, 1001, bounds);
+        assert.deepEqual(await kept(z), []);
+        assert.equal(await journalFrom(), cleared);
+      });
+    }
   });
 }
+

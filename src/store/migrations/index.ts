@@ -18,6 +18,7 @@ import * as failoverLog from './0012_failover_log.ts';
 import * as zoneJournal from './0013_zone_journal.ts';
 import * as networkMappings from './0014_network_mappings.ts';
 import * as journalSizeIndex from './0015_journal_size_index.ts';
+import * as journalFrom from './0016_journal_from.ts';
 
 type Step = (db: Kysely<unknown>, context: MigrationContext) => Promise<void>;
 
@@ -37,6 +38,7 @@ const steps: Record<string, Step> = {
   '0013_zone_journal': zoneJournal.up,
   '0014_network_mappings': networkMappings.up,
   '0015_journal_size_index': journalSizeIndex.up,
+  '0016_journal_from': journalFrom.up,
 };
 
 export function migrations(engine: Engine): Record<string, Migration> {
