@@ -1,7 +1,7 @@
 // API benchmark: edgeplane (on SQLite, and on PostgreSQL) against PowerDNS's HTTP API (gsqlite3),
 // side by side in one run.
 //
-//   node bench/api/run.ts [--duration 10] [--clients 8,64] [--rrsets 10000] [--reads 50] [--postgres URL|none] [--cpu-prof DIR]
+//   node bench/api/run.ts [--duration 10] [--clients 8,64] [--rrsets 10000] [--reads 50] [--upsert-warmup 3] [--postgres URL|none] [--cpu-prof DIR]
 //
 // Run by hand, never from `npm test`: it takes a couple of minutes, needs PowerDNS installed, and its
 // figures are only meaningful as ratios within one run on a quiet-ish machine. See bench/README.md.
@@ -21,6 +21,7 @@ const { values: flags } = parseArgs({
     rrsets: { type: 'string', default: process.env['BENCH_RRSETS'] ?? '10000' },
     reads: { type: 'string', default: process.env['BENCH_READS'] ?? '50' },
     warmup: { type: 'string', default: '5' },
+    'upsert-warmup': { type: 'string', default: '3' },
     // A server where the benchmark may create (and drop) a database; `none` leaves the column out.
     postgres: { type: 'string', default: process.env['BENCH_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     'cpu-prof': { type: 'string' },
@@ -31,10 +32,11 @@ const clientCounts = flags.clients.split(',').map(Number);
 const rrsets = Number(flags.rrsets);
 const reads = Number(flags.reads);
 const warmup = Number(flags.warmup);
+const upsertWarmupS = Number(flags['upsert-warmup']);
 const cpuProfDir = flags['cpu-prof'] === undefined ? undefined : path.resolve(flags['cpu-prof']);
 const nodeArgs = cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`];
-if (![durationS, rrsets, reads, warmup, ...clientCounts].every((n) => Number.isFinite(n) && n > 0)) {
-  console.error('usage: node bench/api/run.ts [--duration SECONDS] [--clients 8,64] [--rrsets 10000] [--reads 50] [--warmup 5] [--postgres URL|none] [--cpu-prof DIR]');
+if (![durationS, rrsets, reads, warmup, ...clientCounts].every((n) => Number.isFinite(n) && n > 0) || !(upsertWarmupS >= 0)) {
+  console.error('usage: node bench/api/run.ts [--duration SECONDS] [--clients 8,64] [--rrsets 10000] [--reads 50] [--warmup 5] [--upsert-warmup SECONDS] [--postgres URL|none] [--cpu-prof DIR]');
   process.exit(2);
 }
 
@@ -189,6 +191,16 @@ try {
     readCounts.push(measured.result.body.length > 0 ? subject.server.countRrsets(measured.result.body) : NaN);
   }
 
+  // Upserts, not measured: each server's write path warmed up (edgeplane's JIT compiles it in the
+  // first seconds: its first 5 s ran at about three quarters of the rate of the next ones), at the
+  // first --clients level, on names no scenario writes.
+  for (const subject of upsertWarmupS > 0 ? zones : []) {
+    await subject.prepare();
+    const result = await closedLoop(subject.server.endpoint, clientCounts[0] ?? 8, upsertWarmupS * 1000, (c, i) => subject.server.upsert(5_000_000 + c * 100_000 + i));
+    subject.zone.rrsets += result.ok;
+    await settle();
+  }
+
   // Upserts: every client writes its own fresh names (client c: host<c*100000+i>), so clients never
   // contend for one RRset; the scenario number keeps names unique across scenarios and columns.
   const upsertResults = new Map<number, Measured<LoadResult>[]>();
@@ -214,6 +226,7 @@ try {
   if (cpuProfDir !== undefined) console.log(`edgeplane runs with --cpu-prof (profiles, one per thread, in ${cpuProfDir}): its CPU figures include the profiler`);
   console.log(`PowerDNS ${pdns.version}: ${pdns.durability}`);
   console.log(`zone ${zoneName}: ${fmt.int(rrsets)} A RRsets loaded before measuring (setup: ${setupMs.join(', ')}; edgeplane by zone-file import, PowerDNS in PATCHes of 500)`);
+  console.log(`before the upsert scenarios: ${String(upsertWarmupS)} s of unmeasured upserts per server at ${String(clientCounts[0])} clients (--upsert-warmup)`);
   console.log(`between scenarios: waited for both servers to go idle (longest wait ${(longestSettleMs / 1000).toFixed(1)} s)`);
   console.log('ratios are edgeplane (SQLite) ÷ PowerDNS, and edgeplane on PostgreSQL ÷ on SQLite: > 1 is better for throughput, < 1 is better for latency and CPU');
 
