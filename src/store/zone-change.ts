@@ -85,7 +85,7 @@ export async function writeZoneChange(db: Db, engine: Engine, change: ZoneChange
   } else {
     version = await writeZoneFieldsSqlite(db, zoneId, fields);
     // The zone's journal_from stays 0: SQLite's deletes leave nothing for a scan to step over.
-    for (const statement of journalStatements(zoneId, change.journal, change.bounds, sql<number>`${version}`).statements) await statement.execute(db);
+    for (const statement of journalStatements('sqlite', zoneId, change.journal, change.bounds, sql<number>`${version}`).statements) await statement.execute(db);
   }
   if (fields.enabled !== undefined) await bumpCatalog(db);
   return version;
@@ -98,7 +98,7 @@ export async function writeZoneChange(db: Db, engine: Engine, change: ZoneChange
  */
 export function zoneChangeParts(change: ZoneChangeWrite, gate: RawBuilder<boolean>): RawBuilder<unknown> {
   const { zoneId, fields } = change;
-  const journal = journalStatements(zoneId, change.journal, change.bounds, sql<number>`(select version from next_version)`, gate);
+  const journal = journalStatements('postgres', zoneId, change.journal, change.bounds, sql<number>`(select version from next_version)`, gate);
   // A field given as undefined is left as it is (as Kysely's set() does).
   const set = Object.entries(fields as Record<string, unknown>).flatMap(([column, value]) => (value === undefined ? [] : [sql`${sql.ref(column)} = ${value}`]));
   return sql.join([

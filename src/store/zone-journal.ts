@@ -2,7 +2,7 @@
 // change (zone-change.ts), pruned right there to the per-zone bounds, and the entries an incremental
 // transfer needs.
 import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely';
-import type { Db } from './database.ts';
+import type { Db, Engine } from './database.ts';
 import type { ZoneJournalTable } from './schema.ts';
 
 export type JournalEntry = Selectable<ZoneJournalTable>;
@@ -32,31 +32,36 @@ export interface JournalStatements {
  * own is not kept, and neither is anything older (no chain could cross it): the journal is cleared.
  * Each writes only when `gate` holds (on PostgreSQL, the guard of a guarded change: zone-change.ts).
  *
- * Every scan of the zone's entries starts at its row's `journal_from` (0016_journal_from.ts). A
- * deleted entry stays in PostgreSQL's table and index, dead, until VACUUM removes it, and at
+ * On PostgreSQL every scan of the zone's entries starts at its row's `journal_from`
+ * (0016_journal_from.ts). A deleted entry stays in PostgreSQL's table and index, dead, until VACUUM removes it, and at
  * thousands of changes a second (autovacuum looks once a minute) tens of thousands of them lie at
  * the old end of a zone's range: a prune that scanned the whole range took 3 ms where it takes 0.3,
  * and the zone's writes slowed as they went (bench/README.md, session 24). The pruned entries are
  * all below the oldest one left, which becomes the row's `journal_from`.
  */
-export function journalStatements(zoneId: number, write: JournalWrite, bounds: JournalBounds, version: RawBuilder<number>, gate: RawBuilder<boolean> = sql<boolean>`true`): JournalStatements {
-  const from = sql<number>`(select journal_from from zones where id = ${zoneId})`;
-  const live = sql`zone_id = ${zoneId} and version >= ${from}`;
+export function journalStatements(
+  engine: Engine,
+  zoneId: number,
+  write: JournalWrite,
+  bounds: JournalBounds,
+  version: RawBuilder<number>,
+  gate: RawBuilder<boolean> = sql<boolean>`true`,
+): JournalStatements {
+  // The zone's live entries. SQLite's deletes leave nothing behind: there its row's journal_from stays 0.
+  const live = engine === 'postgres' ? sql`zone_id = ${zoneId} and version >= (select journal_from from zones where id = ${zoneId})` : sql`zone_id = ${zoneId}`;
   const clear = sql`delete from zone_journal where ${live} and ${gate}`;
   if ('clear' in write || write.entry.size > bounds.bytes || bounds.versions < 1) return { statements: [clear], from: version };
   const { entry } = write;
   // The entries the new one pushes past the bounds go first, counting it in: newest first, the
   // first older entry past either bound and everything older. Nothing is sent back: the entry past
   // the count bound comes from the (zone_id, version, size) index; the entries are walked for the
-  // byte bound only when their sum crosses it (a CASE evaluates its branch only then), and only
-  // the newest `versions - 1`, all the count bound keeps. On PostgreSQL both join one statement,
-  // where the delete does not see the new row (the bounds count it in).
-  const kept = bounds.versions - 1;
-  const newest = sql`select version, size from zone_journal where ${live} order by version desc limit ${kept}`;
-  const countCut = sql<number>`(select version from zone_journal where ${live} order by version desc limit 1 offset ${kept})`;
-  const byteCut = sql<number>`(case when (select sum(size) from (${newest}) as newest) + ${entry.size} > ${bounds.bytes} then (
+  // byte bound only when their sum crosses it (a CASE evaluates its branch only then). On
+  // PostgreSQL both join one statement, where the delete does not see the new row (the bounds
+  // count it in).
+  const countCut = sql<number>`(select version from zone_journal where ${live} order by version desc limit 1 offset ${bounds.versions - 1})`;
+  const byteCut = sql<number>`(case when (select sum(size) from zone_journal where ${live}) + ${entry.size} > ${bounds.bytes} then (
     select max(version) from (
-      select version, ${entry.size} + sum(size) over (order by version desc) as kept from (${newest}) as newest
+      select version, ${entry.size} + sum(size) over (order by version desc) as kept from zone_journal where ${live}
     ) as newest_first where kept > ${bounds.bytes}
   ) end)`;
   const prune = sql`delete from zone_journal where ${live} and ${gate} and (version <= ${countCut} or version <= ${byteCut})`;

@@ -87,7 +87,7 @@ for (const engine of engines()) {
         assert.deepEqual(await kept(z), v.slice(-3));
         // The next change's prune, as its statement would run it (rolled back): the pages it reads.
         const entry = { zone_id: z, serial_from: 1, serial_to: 2, removed: '[]', added: '[]', size: 10 };
-        const [prune] = journalStatements(z, { entry }, bounds, sql<number>`0`).statements;
+        const [prune] = journalStatements('postgres', z, { entry }, bounds, sql<number>`0`).statements;
         assert.ok(prune !== undefined);
         const query = prune.compile(db);
         const pages = await db.connection().execute(async (c) => {
