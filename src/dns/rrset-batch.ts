@@ -16,7 +16,8 @@
 //
 // On PostgreSQL, where a batch's time goes to round trips, a batch is first tried as one guarded
 // statement after an unlocked read (commitGuarded, store/guarded-change.ts): two round trips instead
-// of five; one, with no read, while a zone's batches keep finding their names new. It falls back to
+// of five; one, with no read, while a zone's batches keep finding their names new or rewrite names
+// its recent batches wrote (what they left is kept: commitGuarded). It falls back to
 // the locked transaction whenever it cannot be, above all when another writer (another node,
 // another use case) changed the zone between the read and the statement.
 import { ApiError } from '../errors.ts';
@@ -297,31 +298,36 @@ async function commitLocked(ctx: DnsContext, zoneName: string, batch: Write[], c
 
 /**
  * PostgreSQL: commits `batch` as one guarded change (store/guarded-change.ts), planned against an
- * unlocked read or, when this process's last batch of the zone found none of its names held an
- * RRset, against that batch's zone row and no RRsets at the names, unread (headsByStore): one round
- * trip instead of two for a stream of new names. A guess the statement finds wrong (or a batch it
- * would leave unchanged, refused on a guess) is planned again on a read. The way it committed;
- * false, with nothing committed or settled, when it cannot be: the zone is missing, two writes come
- * at one name, the zone has a webhook (its call is queued in the transaction), another writer
- * changed the zone meanwhile, or the server refused the statement; the locked way then commits it
- * and gives each write its own error. A statement whose answer the connection lost settles every
- * write with CommitOutcomeUnknown (it may have committed), and counts as the way it went.
+ * unlocked read or, unread, against what this process's last batch of the zone left (headsByStore):
+ * the zone's row, and the RRsets at the names its recent batches wrote. A batch whose names are all
+ * known that way is planned on them; one with other names too, only when the zone's last batch found
+ * its own new, on no RRsets at those (a guess). One round trip instead of two, for a stream of new
+ * names or of rewrites of the same names. A guess the statement finds wrong, a zone another writer
+ * changed meanwhile (both write nothing), or a batch an unread plan would leave unchanged or refuse
+ * whole is planned again on a read. The way it committed; false, with nothing committed or settled,
+ * when it cannot be: the zone is missing, two writes come at one name, the zone has a webhook (its
+ * call is queued in the transaction), another writer changed the zone between the read and the
+ * statement, or the server refused the statement; the locked way then commits it and gives each
+ * write its own error. A statement whose answer the connection lost settles every write with
+ * CommitOutcomeUnknown (it may have committed), and counts as the way it went.
  */
 async function commitGuarded(ctx: DnsContext, zoneName: string, batch: Write[], committed?: () => void): Promise<'guarded' | 'unread' | false> {
   const names = namesOf(batch);
   const heads = byZoneOf(headsByStore, ctx.store);
   const head = heads.get(zoneName);
-  // Kept again below only once this batch commits having found its names new.
+  // Kept again below only once this batch commits.
   heads.delete(zoneName);
+  const unknown = head === undefined ? names : names.filter((name) => !head.known.has(name));
+  const unread = head !== undefined && (unknown.length === 0 || head.guessNew);
   let done: Committed | 'settled' | 'read' | false = 'read';
-  // The way of the last try: unread on the kept row, guarded on a read.
-  let way: 'guarded' | 'unread' = head === undefined ? 'guarded' : 'unread';
+  // The way of the last try: unread on the kept head, guarded on a read.
+  let way: 'guarded' | 'unread' = unread ? 'unread' : 'guarded';
   try {
-    if (head !== undefined) done = await tryGuarded(ctx, batch, names, { zone: head, here: [] }, names);
+    if (unread) done = await tryGuarded(ctx, batch, names, { zone: head.zone, here: names.flatMap((name) => head.known.get(name) ?? []) }, unknown, true);
     if (done === 'read') {
       way = 'guarded';
       const found = await readZone(ctx.store.db, zoneName, names);
-      done = found === undefined ? false : await tryGuarded(ctx, batch, names, found, []);
+      done = found === undefined ? false : await tryGuarded(ctx, batch, names, found, [], false);
     }
   } catch (e) {
     if (!(e instanceof CommitOutcomeUnknown)) return false;
@@ -333,19 +339,67 @@ async function commitGuarded(ctx: DnsContext, zoneName: string, batch: Write[], 
   if (done === false || done === 'read') return false;
   committed?.();
   if (done === 'settled') return way;
-  if (done.found.here.length === 0) {
-    heads.set(zoneName, { ...done.change.after, version: done.result.version });
-    if (heads.size > maxZoneHeads) heads.delete(heads.keys().next().value ?? zoneName);
-  }
   // Committed: from here on an error settles the writes; it never commits them again.
   try {
     const outcome = done.work.outcomeWith(done.result.stored);
+    keepHead(heads, zoneName, {
+      zone: { ...done.change.after, version: done.result.version },
+      // Planned at the head's version (unread, or on a read that found the zone as the head left
+      // it), and committed only at that version: what the head knew holds still.
+      known: head !== undefined && done.found.zone.version === head.zone.version ? head.known : new Map<string, RrsetWithRecords[]>(),
+      // Guessing goes on unread; on a read, it starts again when the batch found its names new.
+      guessNew: way === 'unread' ? head?.guessNew === true : done.found.here.length === 0,
+      names,
+      before: done.found.here,
+      changed: outcome.changedNames ?? [],
+      after: outcome.rrsetsAfter ?? [],
+    });
     await publishChange(ctx, told(done.change, done.result.version, outcome.rrsetsAfter), false);
     answer(batch, outcome.result);
   } catch (e) {
     for (const write of batch) write.reject(e);
   }
   return way;
+}
+
+/** What this process's last batch of a zone left (headsByStore). */
+interface ZoneHead {
+  zone: ZoneRow;
+  /** The RRsets at the names the zone's recent batches wrote, as the zone's row version has them; oldest first. */
+  known: Map<string, RrsetWithRecords[]>;
+  /** The last batch found the names it had not known new: the next batch may guess its unknown names new too. */
+  guessNew: boolean;
+}
+
+/**
+ * Names (and, in all, records) a zone's head knows at most: beyond either the oldest are forgotten.
+ * With maxZoneHeads, at most 65,536 records are held however many zones a tenant writes.
+ */
+const maxKnownNames = 32;
+const maxKnownRecords = 64;
+
+/** Keeps the head a batch at `names` left: the RRsets there `before` it, those at the names it `changed` `after` it. */
+function keepHead(
+  heads: Map<string, ZoneHead>,
+  zoneName: string,
+  head: ZoneHead & { names: readonly string[]; before: readonly RrsetWithRecords[]; changed: readonly string[]; after: readonly RrsetWithRecords[] },
+): void {
+  const { known } = head;
+  const changed = new Set(head.changed);
+  const at = (rrsets: readonly RrsetWithRecords[], name: string) => rrsets.filter((r) => r.name === name);
+  for (const name of head.names) {
+    known.delete(name);
+    known.set(name, at(changed.has(name) ? head.after : head.before, name));
+  }
+  let records = 0;
+  for (const rrsets of known.values()) for (const rrset of rrsets) records += rrset.records.length;
+  for (const [name, rrsets] of known) {
+    if (known.size <= maxKnownNames && records <= maxKnownRecords) break;
+    known.delete(name);
+    for (const rrset of rrsets) records -= rrset.records.length;
+  }
+  heads.set(zoneName, { zone: head.zone, known, guessNew: head.guessNew });
+  if (heads.size > maxZoneHeads) heads.delete(heads.keys().next().value ?? zoneName);
 }
 
 type FoundRrsets = { zone: ZoneRow; here: RrsetWithRecords[] };
@@ -359,18 +413,19 @@ interface Committed {
 }
 
 /**
- * Plans `batch` on `found` and sends it as one guarded statement; `absent`: the names `found` has
- * no RRsets at by a guess, unread (all the batch's names, or none). Nothing is settled on a guess:
- * the statement checks it first. 'settled': answered, with nothing to write; 'read': plan it again
- * on a read (a guess was wrong, or would have settled it); false: it cannot go guarded.
+ * Plans `batch` on `found` and sends it as one guarded statement; `unread`: `found` was not read
+ * but kept (a head), and `absent` the names it has no RRsets at by a guess. Nothing unread is settled
+ * before the statement checks it: 'settled': answered, with nothing to write, as read; 'read': plan
+ * it again on a read (a guess was wrong, the zone moved on, or an unread plan would have settled
+ * it); false: it cannot go guarded.
  */
-async function tryGuarded(ctx: DnsContext, batch: Write[], names: readonly string[], found: FoundRrsets, absent: readonly string[]): Promise<Committed | 'settled' | 'read' | false> {
+async function tryGuarded(ctx: DnsContext, batch: Write[], names: readonly string[], found: FoundRrsets, absent: readonly string[], unread: boolean): Promise<Committed | 'settled' | 'read' | false> {
   const work = new BatchWork(found.zone, found.here);
   for (const [index, write] of batch.entries()) if (!(await work.add(index, write))) return false;
   const writes = work.pendingWrites;
   const planned = work.outcomeWith(writes.map((w) => plannedRrset(found.zone.id, w, work.at)));
   if (planned.unchanged === true) {
-    if (absent.length > 0) return 'read';
+    if (unread) return 'read';
     answer(batch, planned.result);
     return 'settled';
   }
@@ -380,15 +435,15 @@ async function tryGuarded(ctx: DnsContext, batch: Write[], names: readonly strin
   // ids the store gives them are not part of it).
   const change = await zoneChangeOf(ctx, ctx.store.db, { ...found, names }, planned);
   const result = await writeGuardedChange(ctx.store.db, { version: found.zone.version, absent }, writes, work.at, change.write);
-  if (result === undefined) return absent.length > 0 ? 'read' : false;
+  if (result === undefined) return unread ? 'read' : false;
   return { found, work, change, result };
 }
 
-/** Zones whose row this process keeps for planning unread (headsByStore): beyond it the oldest are forgotten. */
+/** Zones whose head this process keeps for planning unread (headsByStore): beyond it the oldest are forgotten. */
 const maxZoneHeads = 1024;
 
-/** By store, zone name: the zone's row as this process's last guarded batch of it left it (see commitGuarded). */
-const headsByStore = new WeakMap<Store, Map<string, ZoneRow>>();
+/** By store, zone name: what this process's last guarded batch of the zone left (see commitGuarded). */
+const headsByStore = new WeakMap<Store, Map<string, ZoneHead>>();
 
 /** `store`'s map by zone name in `maps`, made on first use. */
 function byZoneOf<T>(maps: WeakMap<Store, Map<string, T>>, store: Store): Map<string, T> {

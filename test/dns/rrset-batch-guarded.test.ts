@@ -136,10 +136,10 @@ for (const engine of engines().filter((e) => e === 'postgres')) {
       assert.equal(last.written.zone.version, after.version);
       assert.equal((await journalChain(store.db, zone.id, zone.serial, after.serial, after.version))?.length, 5);
 
-      // u0 holds an A RRset the guess does not know of: the upsert replaces it (no second RRset, no error).
+      // u0 holds the A RRset this process wrote: planned on it, unread, the upsert replaces it.
       await put(ctx, 'unread.test', 'u0.unread.test', '198.51.100.10');
       assert.deepEqual((await getRrset(ctx, caller, 'unread.test', 'u0', 'A')).resource_records.map((r) => r.content[0]), ['198.51.100.10']);
-      assert.deepEqual([since('guarded'), since('unread')], [2, 4]);
+      assert.deepEqual([since('guarded'), since('unread')], [1, 5]);
       // A CNAME beside it is refused as it would be on a read.
       await put(ctx, 'unread.test', 'u5.unread.test', '192.0.2.6');
       const cname = writeRrset(ctx, caller, { zone: 'unread.test', name: 'u1', type: 'CNAME' }, { ttl: 60, resource_records: [{ content: ['target.example.'] }] }, 'upsert');
@@ -179,6 +179,50 @@ for (const engine of engines().filter((e) => e === 'postgres')) {
       const rows = await store.db.selectFrom('rrsets').select(['zone_id', 'name']).where('zone_id', '=', again.id).where('type', '=', 'A').execute();
       assert.deepEqual(rows.map((r) => r.name), ['u11.unread.test']);
       assert.equal((await zoneRow('unread.test')).serial, again.serial + 1);
+      assert.equal(since('locked'), 0);
+    });
+
+    test('rewrites of the names this process wrote commit unread; another node\'s write to one of them is not lost', async () => {
+      await createZone(ctx, caller, { name: 'rewrite.test' });
+      const start = counts();
+      const since = (way: keyof typeof start) => counts()[way] - start[way];
+      const names = ['r0', 'r1', 'r2', 'r3'];
+      const content = async (name: string) => (await getRrset(ctx, caller, 'rewrite.test', name, 'A')).resource_records.map((r) => r.content[0]);
+      for (const name of names) await put(ctx, 'rewrite.test', `${name}.rewrite.test`, '192.0.2.1');
+      // The first batch read; the rest, new names and then rewrites of them, were planned unread.
+      for (let round = 2; round <= 4; round++) await Promise.all(names.map((name) => put(ctx, 'rewrite.test', `${name}.rewrite.test`, `192.0.2.${String(round)}`)));
+      assert.equal(since('guarded'), 1);
+      assert.equal(since('locked'), 0);
+      for (const name of names) assert.deepEqual(await content(name), ['192.0.2.4']);
+      const zone = await zoneRow('rewrite.test');
+      // Journaled unbroken: from the zone's first serial to its last (one entry per batch, at least one per round).
+      const chain = await journalChain(store.db, zone.id, zone.serial - 4 * names.length, zone.serial, zone.version);
+      assert.ok(chain !== undefined && chain.length >= names.length + 3, `journal chain: ${String(chain?.length)}`);
+
+      // This node deletes r0, another creates it again. This node's delete of r0, planned on what it
+      // knew (nothing there), would be refused with nothing to write: it reads, and deletes.
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgeplane-second-node-'));
+      const second = openStore({ dataDir: dir, databaseUrl: fixture.databaseUrl });
+      const other: DnsContext = { ...ctx, store: second, changes: new ChangeFeed(() => undefined), countBatch: () => undefined };
+      try {
+        await deleteRrset(ctx, caller, 'rewrite.test', 'r0', 'A');
+        await put(other, 'rewrite.test', 'r0.rewrite.test', '198.51.100.1');
+        await deleteRrset(ctx, caller, 'rewrite.test', 'r0', 'A');
+        await assert.rejects(getRrset(ctx, caller, 'rewrite.test', 'r0', 'A'), (e) => e instanceof ApiError && e.status === 404);
+        // And a rewrite of another name after the other node's write: the guard sees the zone moved on.
+        await put(other, 'rewrite.test', 'r2.rewrite.test', '198.51.100.2');
+        const guarded = since('guarded');
+        await put(ctx, 'rewrite.test', 'r3.rewrite.test', '192.0.2.5');
+        assert.equal(since('guarded'), guarded + 1);
+        assert.deepEqual(await content('r2'), ['198.51.100.2']);
+        assert.deepEqual(await content('r3'), ['192.0.2.5']);
+        // The zone as the DNS threads were told: r2 as the other node left it is not overwritten by what this one knew.
+        const last = published.at(-1);
+        assert.deepEqual(last?.written?.rrsets.map((r) => r.name), ['r3.rewrite.test']);
+      } finally {
+        await second.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
       assert.equal(since('locked'), 0);
     });
 
