@@ -33,11 +33,11 @@ export interface JournalStatements {
  * Each writes only when `gate` holds (on PostgreSQL, the guard of a guarded change: zone-change.ts).
  *
  * On PostgreSQL every scan of the zone's entries starts at its row's `journal_from`
- * (0016_journal_from.ts). A deleted entry stays in PostgreSQL's table and index, dead, until VACUUM removes it, and at
- * thousands of changes a second (autovacuum looks once a minute) tens of thousands of them lie at
- * the old end of a zone's range: a prune that scanned the whole range took 3 ms where it takes 0.3,
- * and the zone's writes slowed as they went (bench/README.md, session 24). The pruned entries are
- * all below the oldest one left, which becomes the row's `journal_from`.
+ * (0016_journal_from.ts). A deleted entry stays in PostgreSQL's table and index, dead, until VACUUM
+ * removes it, and at thousands of changes a second (autovacuum looks once a minute) tens of
+ * thousands of them lie at the old end of a zone's range: a prune that scanned the whole range took
+ * 3 ms where it takes 0.3, and the zone's writes slowed as they went (bench/README.md, session 24).
+ * The pruned entries are all below the oldest one left, which becomes the row's `journal_from`.
  */
 export function journalStatements(
   engine: Engine,

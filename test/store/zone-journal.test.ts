@@ -55,17 +55,15 @@ for (const engine of engines()) {
       assert.deepEqual(await kept(z), []);
     });
 
-    // A change looks for the oldest entry among the newest few past the count bound, and deletes
-    // from there: past that many it must still reach the oldest ones.
-    for (const before of [10, 80]) {
-      test(`a lowered count bound: the next change keeps only the newest within it (${String(before)} entries before)`, async () => {
-        const z = (await insertAccountZone(opened().db, `lowered-${String(before)}.example`, now)).zoneId;
-        const v: number[] = [];
-        for (let n = 0; n < before; n++) v.push(await append(z, 1, { versions: 1000, bytes: 100_000 }));
-        v.push(await append(z, 1, { versions: 3, bytes: 100_000 }));
-        assert.deepEqual(await kept(z), v.slice(-3));
-      });
-    }
+    // Entries kept under a larger count bound (a node with another setting, or before a restart)
+    // are all at or above the row's journal_from: the next change's prune reaches them all.
+    test('a lowered count bound: the next change keeps only the newest within it', async () => {
+      const z = (await insertAccountZone(opened().db, 'lowered.example', now)).zoneId;
+      const v: number[] = [];
+      for (let n = 0; n < 80; n++) v.push(await append(z, 1, { versions: 1000, bytes: 100_000 }));
+      v.push(await append(z, 1, { versions: 3, bytes: 100_000 }));
+      assert.deepEqual(await kept(z), v.slice(-3));
+    });
 
     if (engine === 'postgres') {
       // The entries deleted before lie in PostgreSQL's table and index, dead, until VACUUM: a prune
@@ -114,4 +112,3 @@ for (const engine of engines()) {
     }
   });
 }
-
