@@ -38,6 +38,8 @@ export interface DnsServer {
   serves(zone: string): boolean;
   /** Applies a health check's verdict on one record (health/checker.ts). */
   setHealth(report: HealthReport): void;
+  /** The records the health checks last reported down: what a DNS thread started again is told. */
+  downReports(): HealthReport[];
   /** The zones loaded at start, for the other DNS threads (with `share`; once). */
   takeShared(): SharedZone[];
   stop(): Promise<void>;
@@ -210,6 +212,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     apply: (change) => sync.apply(change),
     serves: (zone) => zones.get(zone) !== undefined,
     setHealth: (report) => zones.setHealth(report),
+    downReports: () => zones.downReports(),
     takeShared: () => zones.takeShared(),
     stop: async () => {
       await sync.stop();

@@ -186,6 +186,11 @@ export class ServedZones {
     this.version++;
   }
 
+  /** The records the health checks last reported down. */
+  downReports(): HealthReport[] {
+    return [...this.#down.values()];
+  }
+
   #mark(report: HealthReport): void {
     const rrset = rrsetOf(this.find(report.owner)?.node(report.owner), report.type);
     for (const record of rrset?.pickers?.records ?? []) {

@@ -9,7 +9,7 @@ import { listenTo } from '../../store/pg-listener.ts';
 import type { ListenAddress, LogLevel } from '../../config.ts';
 import { startDnsServer, type DnsServerOptions } from './dns-server.ts';
 import { udpBatchUnavailable } from './udp-batch.ts';
-import { HealthChecker, type HealthReport } from '../health/checker.ts';
+import { HealthChecker } from '../health/checker.ts';
 import { alone, postgresCoordination } from '../health/coordination.ts';
 import type { Thresholds } from '../health/hysteresis.ts';
 import { notifySecondaries } from './notify.ts';
@@ -59,8 +59,6 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   // One checker per process: its verdicts go to every thread. It starts once all threads serve, and
   // re-reads the checks after every zone change this thread applies that may concern them. On
   // PostgreSQL it shares the checks with the other nodes' checkers and hears their verdicts.
-  /** The health checker's records that are down, as last reported: what a restarted worker is told. */
-  const downs = new Map<string, HealthReport>();
   const databaseUrl = options.settings.databaseUrl;
   const coordination = databaseUrl === undefined ? alone : postgresCoordination(databaseUrl, (change) => checker.heard(change), options.logger);
   const checker: HealthChecker = new HealthChecker({
@@ -74,10 +72,6 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
     metrics: options.metrics,
     report: async (report) => {
       local.setHealth(report);
-      // A restarted worker starts with every record up: it is told of those that are not.
-      const key = `${report.owner} ${String(report.type)} ${report.rdata}`;
-      if (report.up) downs.delete(key);
-      else downs.set(key, report);
       await Promise.all(serving(slots).map((t) => t.request({ kind: 'health', report })));
     },
   });
@@ -125,11 +119,12 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   // This thread loads the zones, each into one image in shared memory (docs/dns-server.md, "Memory");
   // the workers start once it serves and take the images rather than load their own copies.
   const [own] = await Promise.allSettled([startDnsServer({ ...options, shared, fed, thread: 0, shareZones: shared, onZoneChange, onCaughtUp: onCaughtUp(0) })]);
-  let images = own.status === 'fulfilled' ? own.value.takeShared() : [];
-  const port0 = own.status === 'fulfilled' ? own.value.address.port : 0;
+  const served = own.status === 'fulfilled' ? own.value : undefined;
+  let images = served?.takeShared() ?? [];
+  const port0 = served?.address.port ?? 0;
   // A worker started again (thread-slot.ts) reads the zones from the store: the images taken at
   // start are those of the zones' versions then.
-  const slots = Array.from({ length: own.status === 'fulfilled' ? options.workers - 1 : 0 }, (_, i) => {
+  const slots = Array.from({ length: served === undefined ? 0 : options.workers - 1 }, (_, i) => {
     return new ThreadSlot<Thread>({
       name: `DNS worker ${String(i + 1)}`,
       start: (onExit, replacement) => {
@@ -149,8 +144,9 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
       },
       logger: options.logger,
       // Changes it missed while it started, the version check finds (zone-sync.ts, every 2 s).
+      // A restarted worker starts with every record up: it is told of those this thread has down.
       replaced: async (thread) => {
-        await Promise.all([...downs.values()].map((report) => thread.request({ kind: 'health', report })));
+        await Promise.all((served?.downReports() ?? []).map((report) => thread.request({ kind: 'health', report })));
       },
       onRestart: () => restarts.inc(),
       heartbeat: options.heartbeat,
