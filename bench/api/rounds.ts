@@ -3,10 +3,11 @@
 // a zone's writes slowing round after round as its journal's dead entries piled up). run.ts is the
 // comparison with PowerDNS; this watches one store over time.
 //
-//   node bench/api/rounds.ts [--postgres URL] [--rounds 6] [--seconds 5] [--clients 8] [--rrsets 2000] [--same]
+//   node bench/api/rounds.ts [--postgres URL] [--rounds 6] [--seconds 5] [--clients 8] [--rrsets 2000] [--same] [--cpu-prof DIR]
 //
 // `--same`: each client rewrites one name of its own (updates of existing RRsets) instead of
 // writing fresh names. Run by hand, never from `npm test`; see bench/README.md.
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEdgeplane } from './edgeplane.ts';
 import { closedLoop } from './load.ts';
@@ -20,15 +21,18 @@ const { values: flags } = parseArgs({
     clients: { type: 'string', default: '8' },
     rrsets: { type: 'string', default: '2000' },
     same: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
   },
 });
 const [rounds, seconds, clients, rrsets] = [flags.rounds, flags.seconds, flags.clients, flags.rrsets].map(Number) as [number, number, number, number];
 if (![rounds, seconds, clients, rrsets].every((n) => Number.isInteger(n) && n > 0)) {
-  console.error('usage: node bench/api/rounds.ts [--postgres URL] [--rounds 6] [--seconds 5] [--clients 8] [--rrsets 2000] [--same]');
+  console.error('usage: node bench/api/rounds.ts [--postgres URL] [--rounds 6] [--seconds 5] [--clients 8] [--rrsets 2000] [--same] [--cpu-prof DIR]');
   process.exit(2);
 }
 
-const server = await startEdgeplane({ postgres: flags.postgres });
+// --cpu-prof: one profile per thread in DIR, written when the server stops (its CPU figures then include the profiler).
+const cpuProf = flags['cpu-prof'];
+const server = await startEdgeplane({ postgres: flags.postgres, nodeArgs: cpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProf)}`] });
 try {
   await server.load(rrsets);
   console.log(`edgeplane ${server.version}: ${server.durability}; ${String(clients)} clients, ${flags.same ? 'each rewriting one name' : 'fresh names'}, ${String(seconds)} s rounds`);

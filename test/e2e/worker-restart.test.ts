@@ -138,6 +138,45 @@ describe('a DNS worker thread that stops answering is ended and started again', 
   });
 });
 
+describe('a DNS worker thread that is late on a change is not waited for again until it answers', () => {
+  let service: Service;
+
+  before(async () => {
+    service = await startService({
+      engine: 'sqlite',
+      // Worker thread 1 loops for ever at a change of late.test; its pings go unanswered for 14 s
+      // before it is ended: longer than the API's 10 s wait for a change.
+      env: { EDGEPLANE_DNS_WORKERS: '2', EDGEPLANE_TEST_FAIL_APPLY: '1:late.test:hang', EDGEPLANE_TEST_THREAD_HEARTBEAT: '14s' },
+    });
+  });
+  after(async () => {
+    await service.dispose();
+  });
+
+  test('the change it hangs on waits 10 s; the next is answered at once, and every thread serves both once it is replaced', async () => {
+    const auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
+    const timed = async (name: string) => {
+      const started = Date.now();
+      const created = await call(service.url, 'POST', '/dns/v2/zones', { auth, body: { name } });
+      assert.equal(created.status, 200, created.text);
+      return Date.now() - started;
+    };
+    const first = await timed('late.test');
+    assert.ok(first >= 9500 && first < 14_000, `the change it hangs on answered after ${String(first)} ms`);
+    // Waited for, it would be answered only once the thread is ended (4 to 7.5 s from now).
+    const second = await timed('next.test');
+    assert.ok(second < 2500, `the next change answered after ${String(second)} ms`);
+    assert.equal(await metric(service, 'edgeplane_dns_changes_answered_early_total'), 2);
+    for (const deadline = Date.now() + 15_000; (await metric(service, 'edgeplane_dns_worker_restarts_total')) !== 1; ) {
+      assert.ok(Date.now() < deadline, 'the late thread was not replaced');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await waitFor(() => udpSockets(service.dnsPort) === 2 && tcpListeners(service.dnsPort) === 2, 10_000);
+    await soaServedByEvery(service, 'late.test');
+    await soaServedByEvery(service, 'next.test');
+  });
+});
+
 describe('a proxy worker thread that ends is started again', () => {
   let service: Service;
   let origin: Origin;

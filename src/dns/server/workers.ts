@@ -1,7 +1,8 @@
 // The DNS role: this thread serves, and `count - 1` worker threads serve beside it on the same port
 // (SO_REUSEPORT: the kernel spreads queries across them). Every change is applied by all of them
 // before it is acknowledged, so the API answers once every thread serves the change; a thread that
-// cannot apply it keeps trying on its own (zone-sync.ts), and the API waits for it at most 10 s.
+// cannot apply it keeps trying on its own (zone-sync.ts), and the API waits for it at most 10 s, and
+// not at all while it is late on an earlier change.
 import type { Writable } from 'node:stream';
 import { Counter, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { noticeHandler, noticeOrigin, notifyChannel, zoneChangeFromNotice, type ChangeFeed, type ZoneChange } from '../../events/change-feed.ts';
@@ -167,29 +168,45 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   refreshChecks();
   const answeredEarly = new Counter({
     name: 'edgeplane_dns_changes_answered_early_total',
-    help: 'Zone changes the API answered before every DNS thread served them (a thread failed to apply one, or took over 10 s)',
+    help: 'Zone changes the API answered before every DNS thread served them (a thread failed to apply one, took over 10 s, or was still late on an earlier one)',
     registers: [options.metrics],
   });
+  // Worker threads that left a change unanswered past applyWaitMs: hung, or stuck on a long apply.
+  // Later changes are still handed to them (they apply them in turn once they go on), but the API
+  // does not wait for them again until that answer comes, so a hung thread costs one write its 10 s
+  // wait rather than every write until the heartbeat ends it (thread-slot.ts).
+  const late = new Set<Thread>();
   const unsubscribe = options.changes?.subscribe(async (change) => {
-    const applied = Promise.all([
-      local.apply(change),
-      ...serving(slots).map(async (t) => {
-        const reply = await t.request({ kind: 'change', change });
-        return reply.kind === 'done' && reply.applied === true;
-      }),
-    ]);
+    const threads = serving(slots);
+    const answered = new Set<Thread>();
+    const replies = threads.map(async (t) => {
+      const reply = await t.request({ kind: 'change', change });
+      answered.add(t);
+      return reply.kind === 'done' && reply.applied === true;
+    });
+    const awaited = replies.filter((_, i) => !late.has(threads[i] as Thread));
+    const applied = Promise.all([local.apply(change), ...awaited]);
     const outcome = await within(applied, applyWaitMs);
-    if (outcome === undefined || outcome.includes(false)) {
+    if (outcome === undefined || outcome.includes(false) || awaited.length < replies.length) {
       answeredEarly.inc();
       const log = { zone: change.zone, version: change.version };
       if (outcome === undefined) {
         options.logger.warn(log, `the API answers before every DNS thread serves a change: applying it took over ${String(applyWaitMs / 1000)} s`);
-        // Secondaries hear of it again once every thread is done.
-        void applied.then(() => notifyOf(change, local.serves(change.zone)));
-      } else {
+        threads.forEach((t, i) => {
+          if (answered.has(t) || late.has(t)) return;
+          late.add(t);
+          options.logger.warn(log, `a DNS worker has not applied a change for ${String(applyWaitMs / 1000)} s: the API no longer waits for it until it does`);
+          void replies[i]?.then(() => {
+            late.delete(t);
+            options.logger.warn(log, 'a late DNS worker answered (it applied the change, or it ended): the API waits for it again');
+          });
+        });
+      } else if (outcome.includes(false)) {
         options.logger.warn(log, 'the API answers although a DNS thread could not apply a change; that thread keeps trying');
       }
     }
+    // Secondaries hear of it again once every thread is done.
+    if (outcome === undefined || awaited.length < replies.length) void Promise.all([applied, ...replies]).then(() => notifyOf(change, local.serves(change.zone)));
     notifyOf(change, local.serves(change.zone));
   });
   // Other nodes' changes. A DNS-only process's threads hear them by NOTIFY themselves
