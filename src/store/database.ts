@@ -9,7 +9,7 @@ import { CommitAwarePostgresDialect } from './pg-commit.ts';
 import { pgDriver } from './pg-driver.ts';
 import { preparingPool } from './prepared.ts';
 import type { Tables } from './schema.ts';
-import { openSqlite, sqliteDialect } from './sqlite.ts';
+import { openSqlite, rememberSqlite, sqliteDialect } from './sqlite.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 export type Db = Kysely<Tables>;
@@ -58,5 +58,7 @@ function openPostgresDb(url: string, prepare: boolean, waitMs: number, logger: L
 function openSqliteDb(dataDir: string): Db {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const database = openSqlite(path.join(dataDir, 'edgeplane.sqlite'));
-  return new Kysely<Tables>({ dialect: sqliteDialect(database) });
+  const db = new Kysely<Tables>({ dialect: sqliteDialect(database) });
+  rememberSqlite(db, database);
+  return db;
 }

@@ -63,26 +63,6 @@ export async function zoneRrsets(db: Db, zoneId: number): Promise<RrsetWithRecor
   return withRecords(db, await db.selectFrom('rrsets').selectAll().where('zone_id', '=', zoneId).orderBy('name').orderBy('type').execute());
 }
 
-/**
- * A zone's RRsets in pages of about `size`, each page holding whole owner names (in name order), so
- * a reader of a large zone never holds all its rows at once.
- */
-export async function* zoneRrsetPages(db: Db, zoneId: number, size = 1000): AsyncGenerator<RrsetWithRecords[]> {
-  let after: string | undefined;
-  for (;;) {
-    const query = db.selectFrom('rrsets').selectAll().where('zone_id', '=', zoneId);
-    const rows = await (after === undefined ? query : query.where('name', '>', after)).orderBy('name').orderBy('type').limit(size).execute();
-    const last = rows.at(-1);
-    if (last === undefined) return;
-    // A full page may end inside a name: that name starts the next page.
-    const whole = rows.length < size ? rows : rows.filter((r) => r.name !== last.name);
-    if (whole.length === 0) throw new Error(`more than ${String(size)} RRsets at ${last.name}`);
-    yield await withRecords(db, whole);
-    if (rows.length < size) return;
-    after = whole.at(-1)?.name;
-  }
-}
-
 export type RrsetOrder = 'name' | 'type' | 'ttl' | 'updated_at';
 
 export async function listRrsets(

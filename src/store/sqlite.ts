@@ -27,6 +27,19 @@ function adaptStatement(statement: StatementSync, committed: () => void): Sqlite
   };
 }
 
+/** The node:sqlite database under each Kysely instance opened on one (not its transactions'). */
+const databases = new WeakMap<object, DatabaseSync>();
+
+/** `db`, a Kysely instance whose dialect is sqliteDialect(`database`). */
+export function rememberSqlite(db: object, database: DatabaseSync): void {
+  databases.set(db, database);
+}
+
+/** The database under `db`, for the reads that take rows as arrays (served-rrset-pages.ts); undefined for another engine or a transaction. */
+export function sqliteOf(db: object): DatabaseSync | undefined {
+  return databases.get(db);
+}
+
 export function openSqlite(file: string): DatabaseSync {
   const database = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: 5000 });
   // WAL lets the CLI write while the server runs; NORMAL sync survives a killed process

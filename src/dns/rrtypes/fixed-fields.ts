@@ -24,7 +24,9 @@ export function fixedFieldsType(type: string, code: number, fields: readonly Fie
       return fields.map((field, index) => field.fromText(tokens[index]?.value ?? '', origin));
     },
     toWire(content) {
-      return Buffer.concat(fields.map((field, index) => field.toWire(content[index])));
+      // One field (A, AAAA, the name types): its octets as they are, not copied again.
+      const [only] = fields;
+      return fields.length === 1 && only !== undefined ? only.toWire(content[0]) : Buffer.concat(fields.map((field, index) => field.toWire(content[index])));
     },
   };
 }

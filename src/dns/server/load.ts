@@ -5,7 +5,8 @@ import type { Sealer } from '../../crypto/sealed.ts';
 import type { Db } from '../../store/database.ts';
 import type { ZoneSigner } from '../dnssec/signer.ts';
 import { zoneSigner } from '../dnssec/signing-key.ts';
-import { rrsetsAtName, withRecords, zoneRrsetPages, type RrsetWithRecords } from '../../store/rrsets.ts';
+import { rrsetsAtName, withRecords, type RrsetWithRecords } from '../../store/rrsets.ts';
+import { servedRrsetPages, type ServedRrsetRow } from '../../store/served-rrset-pages.ts';
 import type { ZoneRow } from '../../store/zones.ts';
 import { compileMeta } from '../pickers/record-match.ts';
 import type { Picker } from '../pickers/validate.ts';
@@ -44,7 +45,7 @@ function perRecord(values: string[]): PerRecord {
 }
 
 /** One RRset as served: enabled records only, RDATA pre-encoded; undefined when nothing is served. */
-export function servedRrset(rrset: RrsetWithRecords): ServedRrset | undefined {
+export function servedRrset(rrset: ServedRrsetRow): ServedRrset | undefined {
   const type = recordType(rrset.type);
   const records = rrset.records.filter((r) => r.enabled === 1);
   if (type === undefined || records.length === 0) return undefined;
@@ -64,7 +65,7 @@ export function servedRrset(rrset: RrsetWithRecords): ServedRrset | undefined {
 }
 
 /** The RRsets of one owner name as served: none (an empty array), a lone one, or several in type order. */
-function nodeOf(rrsets: RrsetWithRecords[]): ZoneNode {
+function nodeOf(rrsets: readonly ServedRrsetRow[]): ZoneNode {
   const served = rrsets.map(servedRrset).filter((r) => r !== undefined);
   // filter() leaves room to grow (17 slots for one RRset): a zone keeps an exact-size copy.
   return served.length === 1 ? (served[0] ?? []) : served.sort((a, b) => a.type - b.type).slice();
@@ -77,7 +78,7 @@ export interface SharedZone {
   version: number;
   image: ZoneImageData;
   /** Every RRset at the names not in the image: the apex, names with pickers. */
-  rows: RrsetWithRecords[];
+  rows: ServedRrsetRow[];
 }
 
 /**
@@ -89,9 +90,9 @@ export async function loadZone(db: Db, sealer: Sealer, zone: ZoneRow, share?: (s
   const head = zoneHead(zone, await zoneSigner(db, sealer, zone));
   const builder = new ZoneImageBuilder(zone.name);
   const own: [string, ZoneNode][] = [];
-  const rows: RrsetWithRecords[] = [];
+  const rows: ServedRrsetRow[] = [];
   // Page by page: the rows of a large zone are never all in memory at once.
-  for await (const page of zoneRrsetPages(db, zone.id)) {
+  for await (const page of servedRrsetPages(db, zone.id)) {
     for (const [name, rrsets] of Map.groupBy(page, (r) => r.name)) {
       const node = nodeOf(rrsets);
       if (name !== zone.name && builder.add(name, rrsetsOf(node))) continue;
