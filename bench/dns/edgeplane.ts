@@ -112,8 +112,13 @@ export async function startEdgeplane(options: EdgeplaneOptions): Promise<Edgepla
   const stop = () => terminate(child, 15_000);
   try {
     const timeoutMs = options.timeoutMs ?? 60_000;
-    const api = await waitForReadyz(child.pid!, exited, timeoutMs, [port]);
-    const ready = options.zone === undefined ? Date.now() : await waitForSoa(port, options.zone, exited, timeoutMs);
+    // The zone is asked for from spawn on: the DNS threads serve it before the API is ready (it
+    // starts after them), and "served" is the DNS answering, not the API.
+    const [api, soaAt] = await Promise.all([
+      waitForReadyz(child.pid!, exited, timeoutMs, [port]),
+      options.zone === undefined ? undefined : waitForSoa(port, options.zone, exited, timeoutMs),
+    ]);
+    const ready = soaAt ?? Date.now();
     const workers = options.workers === undefined ? 'EDGEPLANE_DNS_WORKERS unset (its default)' : `EDGEPLANE_DNS_WORKERS=${options.workers}`;
     return {
       name: 'edgeplane',
