@@ -1,6 +1,7 @@
 // IP addresses in content (A, AAAA, SVCB hints). Node's own parsers rather than ipaddr.js, which reads
 // "::1.2.3.4" as "::ffff:1.2.3.4" (a different address).
 import { isIPv4, isIPv6 } from 'node:net';
+import { ipv4 as ipv4Family, notAddress, parseAddress } from '../../geo/address.ts';
 import { describe } from './fields.ts';
 import { ContentError } from './record-type.ts';
 
@@ -48,24 +49,25 @@ export function ipv4Octets(address: string): Buffer {
   return octets;
 }
 
+/** Scratch words for ipv6Octets (one parse at a time: JS is single-threaded). */
+const words = new Uint32Array(4);
+
 /**
- * An IPv6 address (as ipv6() returned it) → its 16 octets. "::" stands for as many zero groups as
- * are missing, and a dotted quad at the end (::ffff:192.0.2.1) for the last two groups.
+ * An IPv6 address (as ipv6() returned it) → its 16 octets, through the GeoIP lookups' parser, which
+ * allocates nothing (a zone load encodes every AAAA record). It gives an IPv4-mapped address
+ * (::ffff:192.0.2.1) back as the IPv4 address it carries: the octets are the same either way.
  */
 export function ipv6Octets(address: string): Buffer {
-  const groups = (part: string | undefined): number[] =>
-    part === undefined || part === '' ? [] : part.split(':').flatMap((group) => (group.includes('.') ? dottedGroups(group) : [parseInt(group, 16)]));
-  const [head, tail] = address.split('::');
-  const before = groups(head);
-  const after = groups(tail);
-  const octets = Buffer.alloc(16);
-  [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after].forEach((group, index) => {
-    octets.writeUInt16BE(group, index * 2);
-  });
+  const family = address.includes(':') ? parseAddress(address, words) : notAddress;
+  if (family === notAddress) throw new Error(`not an IPv6 address: ${address}`);
+  const octets = Buffer.allocUnsafe(16);
+  if (family === ipv4Family) {
+    octets.writeUInt32BE(0, 0);
+    octets.writeUInt32BE(0, 4);
+    octets.writeUInt32BE(0xffff, 8);
+    octets.writeUInt32BE(words[0] ?? 0, 12);
+  } else {
+    for (let k = 0; k < 4; k++) octets.writeUInt32BE(words[k] ?? 0, k * 4);
+  }
   return octets;
-}
-
-function dottedGroups(quad: string): number[] {
-  const octets = ipv4Octets(quad);
-  return [octets.readUInt16BE(0), octets.readUInt16BE(2)];
 }
