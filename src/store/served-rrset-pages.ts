@@ -36,12 +36,7 @@ export async function* servedRrsetPages(db: Db, zoneId: number, size = 1000): As
     // A full page may end inside a name: that name starts the next page.
     const whole = rows.length < size ? rows : rows.filter((r) => r.name !== last.name);
     if (whole.length === 0) throw new Error(`more than ${String(size)} RRsets at ${last.name}`);
-    const byRrset = new Map<number, ServedRecordRow[]>();
-    for (const record of await reader.records(whole.map((r) => r.id))) {
-      const records = byRrset.get(record.rrset_id);
-      if (records === undefined) byRrset.set(record.rrset_id, [record]);
-      else records.push(record);
-    }
+    const byRrset = Map.groupBy(await reader.records(whole.map((r) => r.id)), (r) => r.rrset_id);
     yield whole.map((r) => ({ id: r.id, name: r.name, type: r.type, ttl: r.ttl, pickers: r.pickers, records: byRrset.get(r.id) ?? [] }));
     if (rows.length < size) return;
     after = whole.at(-1)?.name;

@@ -27,35 +27,26 @@ function dottedMapped(address: string): string {
   return `::ffff:${[high >> 8, high & 255, low >> 8, low & 255].join('.')}`;
 }
 
-/**
- * A dotted quad (as ipv4() returned it) → its 4 octets. Digit by digit: a zone load encodes every
- * A record, and splitting into strings and numbers cost twice the load's reading of them.
- */
-export function ipv4Octets(address: string): Buffer {
-  const octets = Buffer.allocUnsafe(4);
-  let index = 0;
-  let octet = 0;
-  for (let i = 0; i < address.length; i++) {
-    const c = address.charCodeAt(i);
-    if (c === 46) {
-      octets[index++] = octet;
-      octet = 0;
-    } else {
-      octet = octet * 10 + c - 48;
-    }
-  }
-  if (index !== 3) throw new Error(`not a dotted quad: ${address}`);
-  octets[index] = octet;
-  return octets;
-}
-
-/** Scratch words for ipv6Octets (one parse at a time: JS is single-threaded). */
+/** Scratch words for the parser below (one parse at a time: JS is single-threaded). */
 const words = new Uint32Array(4);
 
 /**
- * An IPv6 address (as ipv6() returned it) → its 16 octets, through the GeoIP lookups' parser, which
- * allocates nothing (a zone load encodes every AAAA record). It gives an IPv4-mapped address
- * (::ffff:192.0.2.1) back as the IPv4 address it carries: the octets are the same either way.
+ * A dotted quad (as ipv4() returned it) → its 4 octets, through the GeoIP lookups' parser, which
+ * allocates nothing (a zone load encodes every A record; splitting into strings and numbers cost
+ * twice the load's reading of them).
+ */
+export function ipv4Octets(address: string): Buffer {
+  // An IPv4-mapped IPv6 address comes back from the parser as IPv4 too: not a dotted quad.
+  if (address.includes(':') || parseAddress(address, words) !== ipv4Family) throw new Error(`not a dotted quad: ${address}`);
+  const octets = Buffer.allocUnsafe(4);
+  octets.writeUInt32BE(words[0] ?? 0, 0);
+  return octets;
+}
+
+/**
+ * An IPv6 address (as ipv6() returned it) → its 16 octets, through the same parser (a zone load
+ * encodes every AAAA record). It gives an IPv4-mapped address (::ffff:192.0.2.1) back as the IPv4
+ * address it carries: the octets are the same either way.
  */
 export function ipv6Octets(address: string): Buffer {
   const family = address.includes(':') ? parseAddress(address, words) : notAddress;

@@ -4,6 +4,8 @@ import { ContentError, type RecordType } from './record-type.ts';
 
 export function fixedFieldsType(type: string, code: number, fields: readonly Field[]): RecordType {
   const names = fields.map((field) => field.name).join(', ');
+  // One field (A, AAAA, the name types): its octets are the RDATA as they are, not copied again.
+  const only = fields.length === 1 ? fields[0] : undefined;
   const expectCount = (count: number, what: string) => {
     if (count !== fields.length) {
       throw new ContentError(`${type} ${what} must be [${names}], got ${count} element${count === 1 ? '' : 's'}`);
@@ -24,9 +26,7 @@ export function fixedFieldsType(type: string, code: number, fields: readonly Fie
       return fields.map((field, index) => field.fromText(tokens[index]?.value ?? '', origin));
     },
     toWire(content) {
-      // One field (A, AAAA, the name types): its octets as they are, not copied again.
-      const [only] = fields;
-      return fields.length === 1 && only !== undefined ? only.toWire(content[0]) : Buffer.concat(fields.map((field, index) => field.toWire(content[index])));
+      return only !== undefined ? only.toWire(content[0]) : Buffer.concat(fields.map((field, index) => field.toWire(content[index])));
     },
   };
 }
