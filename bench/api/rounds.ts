@@ -7,10 +7,10 @@
 //
 // `--same`: each client rewrites one name of its own (updates of existing RRsets) instead of
 // writing fresh names. Run by hand, never from `npm test`; see bench/README.md.
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEdgeplane } from './edgeplane.ts';
 import { closedLoop } from './load.ts';
+import { cpuProfArgs } from './server.ts';
 import { cpuSeconds } from './proc-cpu.ts';
 
 const { values: flags } = parseArgs({
@@ -31,8 +31,7 @@ if (![rounds, seconds, clients, rrsets].every((n) => Number.isInteger(n) && n > 
 }
 
 // --cpu-prof: one profile per thread in DIR, written when the server stops (its CPU figures then include the profiler).
-const cpuProf = flags['cpu-prof'];
-const server = await startEdgeplane({ postgres: flags.postgres, nodeArgs: cpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProf)}`] });
+const server = await startEdgeplane({ postgres: flags.postgres, nodeArgs: cpuProfArgs(flags['cpu-prof']) });
 try {
   await server.load(rrsets);
   console.log(`edgeplane ${server.version}: ${server.durability}; ${String(clients)} clients, ${flags.same ? 'each rewriting one name' : 'fresh names'}, ${String(seconds)} s rounds`);

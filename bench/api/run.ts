@@ -12,7 +12,7 @@ import { startEdgeplane } from './edgeplane.ts';
 import { closedLoop, sequential, type LoadResult, type SequentialResult } from './load.ts';
 import { missingPowerDns, startPowerDns } from './powerdns.ts';
 import { cpuSeconds } from './proc-cpu.ts';
-import { sleep, zoneName, type BenchServer } from './server.ts';
+import { cpuProfArgs, sleep, zoneName, type BenchServer } from './server.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -34,7 +34,7 @@ const reads = Number(flags.reads);
 const warmup = Number(flags.warmup);
 const upsertWarmupS = Number(flags['upsert-warmup']);
 const cpuProfDir = flags['cpu-prof'] === undefined ? undefined : path.resolve(flags['cpu-prof']);
-const nodeArgs = cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`];
+const nodeArgs = cpuProfArgs(cpuProfDir);
 if (![durationS, rrsets, reads, warmup, ...clientCounts].every((n) => Number.isFinite(n) && n > 0) || !(upsertWarmupS >= 0)) {
   console.error('usage: node bench/api/run.ts [--duration SECONDS] [--clients 8,64] [--rrsets 10000] [--reads 50] [--warmup 5] [--upsert-warmup SECONDS] [--postgres URL|none] [--cpu-prof DIR]');
   process.exit(2);

@@ -1,5 +1,6 @@
 // What run.ts needs from each server under test, so every scenario runs the same code against both.
 import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import type { Endpoint, RequestSpec } from './load.ts';
 
 export interface BenchServer {
@@ -91,6 +92,11 @@ export async function terminate(child: ChildProcess, graceMs = 5000): Promise<vo
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   await done;
   clearTimeout(timer);
+}
+
+/** Node options with which a server writes one CPU profile per thread into `dir` when it stops; none without a `dir`. */
+export function cpuProfArgs(dir: string | undefined): string[] {
+  return dir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`];
 }
 
 export function sleep(ms: number): Promise<void> {

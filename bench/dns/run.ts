@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { sleep } from '../api/server.ts';
+import { cpuProfArgs, sleep } from '../api/server.ts';
 import { checkAnswers, type CheckResult } from './check.ts';
 import { dnsperf, type DnsperfResult } from './dnsperf.ts';
 import { EdgeplaneApi, edgeplaneVersion, startEdgeplane, supportsDnsWorkers } from './edgeplane.ts';
@@ -230,7 +230,7 @@ try {
         workers,
         logLevel: 'warn',
         zone: benchZone,
-        nodeArgs: profile && cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [],
+        nodeArgs: profile ? cpuProfArgs(cpuProfDir) : [],
       });
     const results = new Map<number, Measured[]>();
 

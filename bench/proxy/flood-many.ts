@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { percentiles } from '../api/load.ts';
-import { sleep } from '../api/server.ts';
+import { cpuProfArgs, sleep } from '../api/server.ts';
 import { edgeplaneVersion } from '../dns/edgeplane.ts';
 import { fmt, printTable } from '../dns/table.ts';
 import { benchCpus, findProgram, requirePrerequisites } from '../dns/server.ts';
@@ -223,7 +223,7 @@ try {
       await createResources(dataDir, [resourceBody(resources.flood, cert)]);
       server = await startEdgeplaneProxy({
         dataDir, httpPort, httpsPort, workers: 1, cpus: proxyCpus, readyHost: host, mitigation: true,
-        ...(flags['cpu-prof'] === undefined ? {} : { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(flags['cpu-prof'])}`] }),
+        nodeArgs: cpuProfArgs(flags['cpu-prof']),
         // nginx's limit_conn, as the operator's setting (edgeplane has no per-resource one).
         env: { EDGEPLANE_PROXY_MAX_CONNECTIONS_PER_CLIENT: String(connectionLimit) },
       });

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { sleep } from '../api/server.ts';
+import { cpuProfArgs, sleep } from '../api/server.ts';
 import { edgeplaneVersion } from '../dns/edgeplane.ts';
 import { fmt, printTable } from '../dns/table.ts';
 import { makeCertificate } from './certificate.ts';
@@ -237,7 +237,7 @@ async function profileRun(start: (nodeArgs: string[]) => Promise<ProxyServer>, s
   const dir = path.join(cpuProfDir!, `scenario-${scenario.id}`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  const server = await start(['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const server = await start(cpuProfArgs(dir));
   running.add(server);
   let run: LoadRun;
   let window: Window;
