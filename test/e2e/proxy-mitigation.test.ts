@@ -148,7 +148,6 @@ test('a flood from one address engages mitigation and is shed; new clients are c
 test("a script that keeps asking for the challenge without solving it gets it a second late; a browser beside it is not slowed", async () => {
   const auth = await adminAuth(service);
   await createResource(service, auth, { name: 'guarded.example', origins: [{ origin_data: origin.address }], service_botprotect: 4 });
-  const started = performance.now();
   const asking = flood('guarded.example', 3000, { localAddress: '127.0.0.3', solving: false });
   await sleep(1000);
   // Meanwhile a browser from another address: its challenge comes at once, and it is let in.
@@ -159,8 +158,12 @@ test("a script that keeps asking for the challenge without solving it gets it a 
   const cookie = (verified.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
   const page = await ask(service, 'guarded.example', '/', { localAddress: '127.0.0.4', headers: { cookie } });
   assert.equal(page.status, 200);
-  assert.ok(performance.now() - started < 2000, 'the browser was not held');
   const counts = await asking;
+  // Not held: none of the browser's three requests waited the second, as the proxy timed them (a
+  // client-side clock would also count a busy machine's scheduling, which a full suite once made 2.5 s).
+  const browserLines = service.output().split('\n').filter((line) => line.includes('"client":"127.0.0.4"') && line.includes('"host":"guarded.example"'));
+  assert.equal(browserLines.length, 3, browserLines.join('\n'));
+  assert.ok(browserLines.every((line) => JSON.parse(line.slice(line.indexOf('{'))).duration_ms < 990), `the browser was not held: ${browserLines.join('\n')}`);
   // Four challenges at once, then one a second per connection: 8 connections over about 3 s.
   const challenges = counts.get(403) ?? 0;
   assert.deepEqual([...counts.keys()], [403], 'the script only ever got the challenge');
