@@ -593,7 +593,7 @@ export const settings = {
   databaseWait: {
     env: 'EDGEPLANE_DATABASE_WAIT',
     flag: 'database-wait',
-    description: 'PostgreSQL: how long a request waits for a connection (a new one, or a free one of the pool\'s 10) before it answers 503 store_unavailable (100ms to 60s)',
+    description: 'PostgreSQL: how long a request waits for a connection (a new one, or a free one of the pool\'s 10) before it answers 503 store_unavailable, and how long a statement goes unanswered before its connection is looked at from another one (100ms to 60s)',
     default: '5s',
   },
   adminEmail: {

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { CommitAwarePostgresDialect } from './pg-commit.ts';
 import { pgDriver } from './pg-driver.ts';
+import { PgWatchdog } from './pg-watchdog.ts';
 import { preparingPool } from './prepared.ts';
 import type { Tables } from './schema.ts';
 import { openSqlite, rememberSqlite, sqliteDialect } from './sqlite.ts';
@@ -47,12 +48,13 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'> & Part
  * `waitMs`: how long a query waits for a connection, a new one or a free one of the pool's: past it,
  * StoreUnavailable (pg-commit.ts). Without it a query would wait as long as the operating system
  * takes to give up on an unreachable server (minutes), and every request meanwhile would queue behind
- * it, without bound. TCP keep-alive finds an idle connection to a server that went away.
+ * it, without bound. TCP keep-alive finds an idle connection to a server that went away; the
+ * watchdog (pg-watchdog.ts), a connection that went away under a statement, after the same wait.
  */
 function openPostgresDb(url: string, prepare: boolean, waitMs: number, logger: Logger | undefined): Db {
   const pool = new (pgDriver().Pool)({ connectionString: url, max: 10, connectionTimeoutMillis: waitMs, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
   pool.on('error', (e) => logger?.warn({ err: e }, 'PostgreSQL dropped an idle connection; the next query opens another'));
-  return new Kysely<Tables>({ dialect: new CommitAwarePostgresDialect({ pool: preparingPool(pool, prepare) }) });
+  return new Kysely<Tables>({ dialect: new CommitAwarePostgresDialect({ pool: preparingPool(pool, prepare, new PgWatchdog(pool, waitMs, logger)) }) });
 }
 
 function openSqliteDb(dataDir: string): Db {

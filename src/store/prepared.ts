@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type PostgresCursor, type PostgresPool, type PostgresPoolClient, type RawBuilder } from 'kysely';
 import type pg from 'pg';
+import type { PgWatchdog } from './pg-watchdog.ts';
 
 const mark = '/* prepared */';
 
@@ -22,8 +23,11 @@ export function prepared<T>(statement: RawBuilder<T>): RawBuilder<T> {
 
 const ignoreError = (): void => undefined;
 
-/** `pool` for Kysely, running marked statements as named prepared statements when `prepare` is on. */
-export function preparingPool(pool: pg.Pool, prepare: boolean): PostgresPool {
+/**
+ * `pool` for Kysely, running marked statements as named prepared statements when `prepare` is on,
+ * each statement's answer watched by `watchdog` (pg-watchdog.ts).
+ */
+export function preparingPool(pool: pg.Pool, prepare: boolean, watchdog: PgWatchdog): PostgresPool {
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
     // Kysely reads the backend's pid from here to cancel a query.
@@ -33,8 +37,8 @@ export function preparingPool(pool: pg.Pool, prepare: boolean): PostgresPool {
     query: ((text: string | PostgresCursor<unknown>, values?: unknown[]) => {
       // A cursor (Kysely's streaming) is pg's Submittable.
       if (typeof text !== 'string') return client.query(text as unknown as pg.Submittable);
-      if (!prepare || !text.startsWith(mark)) return client.query(text, values);
-      return client.query({ name: `edgeplane_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text, values });
+      if (!prepare || !text.startsWith(mark)) return watchdog.watch(client, client.query(text, values));
+      return watchdog.watch(client, client.query({ name: `edgeplane_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text, values }));
     }) as unknown as PostgresPoolClient['query'],
     release: (destroy?: boolean) => {
       client.release(destroy);

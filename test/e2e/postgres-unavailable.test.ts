@@ -2,10 +2,14 @@
 // (cut-link.ts): a connection lost inside a transaction before its COMMIT stored nothing, and the
 // API says so (503 store_unavailable, Retry-After) rather than 500; a server out of reach answers
 // the same within EDGEPLANE_DATABASE_WAIT instead of holding every request until the operating
-// system gives up; and the node serves again once the server is back. (A COMMIT lost on its way:
-// test/dns/commit-outcome-unknown.test.ts.)
+// system gives up; a connection that goes silent under a statement (its answer lost, or the server
+// gone) answers the same within the wait and a look from another connection (pg-watchdog.ts), while
+// a long statement is left to run; and the node serves again once the server is back. (A COMMIT lost
+// on its way: test/dns/commit-outcome-unknown.test.ts.)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { openStore } from '../../src/store/database.ts';
 import { assertError } from '../support/assertions.ts';
 import { cutLink, type CutLink } from '../support/cut-link.ts';
 import { engines } from '../support/engines.ts';
@@ -55,7 +59,7 @@ describe('PostgreSQL lost or out of reach, over HTTP', { skip: postgres ? false 
     assert.equal((await call(node.url, 'GET', '/dns/v2/zones', { auth })).status, 200);
   });
 
-  test('out of reach: reads and writes answer 503 store_unavailable within the wait, and are served again once it is back', async () => {
+  test('out of reach: reads and writes answer 503 store_unavailable within the wait, and are served again once it is back', { timeout: 15_000 }, async () => {
     link.down();
     try {
       // More requests than the pool has connections: none waits past EDGEPLANE_DATABASE_WAIT.
@@ -72,5 +76,44 @@ describe('PostgreSQL lost or out of reach, over HTTP', { skip: postgres ? false 
     }
     assert.equal((await call(node.url, 'GET', '/dns/v2/zones/while-down.test', { auth })).status, 404);
     assert.equal((await call(node.url, 'POST', '/dns/v2/zones', { auth, body: { name: 'while-down.test' } })).status, 200);
+  });
+
+  test('a connection silenced under a transaction, the server still there: 503 store_unavailable within the wait; the server ends the session, so the name it held is free', { timeout: 15_000 }, async () => {
+    const silenced = link.silence((chunk) => chunk.includes('insert into "zones"'));
+    const started = Date.now();
+    const created = await call(node.url, 'POST', '/dns/v2/zones', { auth, body: { name: 'silenced.test' } });
+    const took = Date.now() - started;
+    await silenced;
+    assertError(created, 503, 'store_unavailable');
+    assert.ok(took < 3000, `answered after ${String(took)} ms`);
+    assert.match(node.output(), /"why":"its session on the server is not running it".*went unanswered/);
+    // Its insert, uncommitted, held the name's unique key: were the session still there, this one would wait on it.
+    assert.equal((await call(node.url, 'POST', '/dns/v2/zones', { auth, body: { name: 'silenced.test' } })).status, 200);
+  });
+
+  test('a connection silenced under a read, the server then out of reach: 503 store_unavailable within the wait; served again once it is back', { timeout: 15_000 }, async () => {
+    const silenced = link.silence((chunk) => chunk.includes('from "zones"'));
+    void silenced.then(() => link.hold());
+    try {
+      const started = Date.now();
+      const read = await call(node.url, 'GET', '/dns/v2/zones', { auth });
+      const took = Date.now() - started;
+      assertError(read, 503, 'store_unavailable');
+      assert.ok(took < 3000, `answered after ${String(took)} ms`);
+      assert.match(node.output(), /"why":"PostgreSQL cannot be reached".*went unanswered/);
+    } finally {
+      link.up();
+    }
+    assert.equal((await call(node.url, 'GET', '/dns/v2/zones', { auth })).status, 200);
+  });
+
+  test('a statement that runs longer than the wait is left to run: the server is found running it', { timeout: 15_000 }, async () => {
+    const store = openStore({ dataDir: '', databaseUrl: service.env['EDGEPLANE_DATABASE_URL'], databaseWaitMs: 200 });
+    try {
+      const slept = await sql<{ done: number }>`select 1 as done from pg_sleep(1.2)`.execute(store.db);
+      assert.deepEqual(slept.rows, [{ done: 1 }]);
+    } finally {
+      await store.close();
+    }
   });
 });

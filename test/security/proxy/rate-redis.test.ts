@@ -94,7 +94,9 @@ test('nothing listening: local decisions at once, and logged once', skip, async 
   assert.equal(counters.take('r1:0:c', 2, 2), 0);
   assert.equal(counters.take('r1:0:c', 2, 2), 0);
   assert.ok((counters.take('r1:0:c', 2, 2) as number) > 0, 'still limited, by this node');
-  assert.ok(performance.now() - started < 5, 'synchronous');
+  // Numbers, not promises (the equalities above), and no blocking wait: a connection attempt would
+  // take far longer than this bound, which leaves room for a collection on a busy machine.
+  assert.ok(performance.now() - started < 100, 'synchronous');
   assert.equal(lines.filter((line) => line.startsWith('warn')).length, 1, lines.join('\n'));
 });
 
