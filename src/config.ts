@@ -454,7 +454,7 @@ export const settings = {
   wafBudget: {
     env: 'EDGEPLANE_WAF_BUDGET',
     flag: 'waf-budget',
-    description: 'How long (ms, or with an ms/s suffix) inspecting one request may take; a request that needs longer is refused as the WAF refuses an attack (crafted inputs can make rules slow)',
+    description: 'How much CPU time (ms, or with an ms/s suffix) inspecting one request may take, time the thread is not run not counted; a request that needs more is refused as the WAF refuses an attack (crafted inputs can make rules slow)',
     default: '100ms',
   },
   acme: {

@@ -3,6 +3,7 @@
 // says), SecMarker/skipAfter skip the rules above the paranoia level, and rule 949110 denies once
 // the inbound score reaches the threshold. What the request matched (ids and categories) comes back
 // for the log and the metrics.
+import { Budget } from './budget.ts';
 import type { Bits } from './literal-scanner.ts';
 import { hasBit, type PrefilterGroup } from './prefilter.ts';
 import { headChainOf, sameStrings, type ChainEvent, type Match } from './head-chain.ts';
@@ -115,15 +116,15 @@ class Transaction {
   #stopped = false;
   readonly matched: number[] = [];
 
-  /** `deadline`: the inspection's (performance.now()); the prefilter's pass stops past it too. */
+  /** `budget`: the inspection's (budget.ts); the prefilter's pass stops past it too. */
   /** `groups`: the value-wise rules the request's plan runs (rule-hits.ts). */
   /** `start`: TX before the first rule runs (startOf). */
-  constructor(rules: RuleSet, variables: RequestVariables, start: ReadonlyMap<string, string>, deadline: number, groups: readonly HitGroup[]) {
+  constructor(rules: RuleSet, variables: RequestVariables, start: ReadonlyMap<string, string>, budget: Budget, groups: readonly HitGroup[]) {
     this.#rules = rules;
     this.#collections = variables.collections;
     this.#head = variables.head;
     this.#tx = new TxVars(start);
-    this.#hits = this.#matching(groups, deadline);
+    this.#hits = this.#matching(groups, budget);
   }
 
   /** TX as it stands (the plan's simulation reads it). */
@@ -239,7 +240,7 @@ class Transaction {
    * The value-wise rules (rule-hits.ts) that match one of the values they read: each value's memo
    * says which of a group's rules match it, the rules run on it the first time it is seen.
    */
-  #matching(groups: readonly HitGroup[], deadline: number): Bits {
+  #matching(groups: readonly HitGroup[], budget: Budget): Bits {
     const words = this.#rules.hits.words;
     const found = new Uint32Array(words);
     // A head seen before: what its values match is known (head-view.ts); found now, it is kept.
@@ -261,7 +262,7 @@ class Transaction {
         if (((memo.ran[word] ?? 0) & bit) === 0) {
           // Its cost grows with the request's new values, as the rules' does: bounded by the same
           // budget, the clock read every 8 values run (most requests run none: their values are known).
-          if ((runs++ & 7) === 0 && performance.now() > deadline) {
+          if ((runs++ & 7) === 0 && budget.over()) {
             this.exhausted = true;
             return found;
           }
@@ -545,11 +546,11 @@ class Transaction {
   exhausted = false;
 
   /**
-   * Runs one phase; true when a rule denied the request, or the clock passed `deadline` (looked at
-   * before every 8th rule that runs: a clock read per rule would cost more than most rules, and the
-   * rules passed over cost nothing).
+   * Runs one phase; true when a rule denied the request, or it spent its `budget` (looked at before
+   * every 8th rule that runs: a clock read per rule would cost more than most rules, and the rules
+   * passed over cost nothing).
    */
-  run(list: PlanItem[], deadline: number, from = 0): boolean {
+  run(list: PlanItem[], budget: Budget, from = 0): boolean {
     const kinds = kindsOf(list);
     let ran = 0;
     for (let i = from; i < list.length && !this.#stopped; i++) {
@@ -567,7 +568,7 @@ class Transaction {
         continue;
       }
       // Only the rules that run take time: the clock is read before every 8th of them.
-      if ((ran++ & 7) === 0 && performance.now() > deadline) {
+      if ((ran++ & 7) === 0 && budget.over()) {
         this.exhausted = true;
         return true;
       }
@@ -624,7 +625,7 @@ export function planOf(rules: RuleSet, settings: WafSettings): PlanItem[][] {
   let plan = bySettings.get(key);
   if (plan === undefined) {
     const phases = [rules.phases.get(1) ?? [], rules.phases.get(2) ?? []];
-    plan = rules.planned ? planPhases(phases, () => new Transaction(rules, { collections: {}, head: undefined }, settingsTx(settings), Infinity, [])) : phases;
+    plan = rules.planned ? planPhases(phases, () => new Transaction(rules, { collections: {}, head: undefined }, settingsTx(settings), new Budget(0, Infinity), [])) : phases;
     bySettings.set(key, plan);
   }
   return plan;
@@ -676,16 +677,16 @@ function* planRules(plan: PlanItem[][]): Generator<Rule> {
 /** Inspects one request with the rule set. */
 export function inspect(rules: RuleSet, req: WafRequest, settings: WafSettings): Verdict {
   const started = performance.now();
-  const deadline = started + settings.budgetMs;
+  const budget = new Budget(started, settings.budgetMs);
   const plan = planOf(rules, settings);
   const groups = rules.hits.groups(plan, () => planRules(plan), rules.prefilter, settings.paranoia);
   const start = startOf(plan, settings);
-  const t = new Transaction(rules, requestCollections(req, started, rules.memos), start.tx, deadline, groups);
+  const t = new Transaction(rules, requestCollections(req, started, rules.memos), start.tx, budget, groups);
   // The prefilter's pass may already have spent the budget.
   let denied = t.exhausted;
   for (const [i, phase] of plan.entries()) {
     if (denied) break;
-    denied = t.run(phase, deadline, i === 0 ? start.from : 0);
+    denied = t.run(phase, budget, i === 0 ? start.from : 0);
   }
   return { denied, score: t.score, matched: t.matched, exhausted: t.exhausted };
 }
