@@ -14,7 +14,7 @@ export function isUniqueViolation(error: unknown): boolean {
  * statement on its way (the connection reset or closed under it) leaves unknown whether the server
  * carried it out: a COMMIT, or a statement outside a transaction, may have been committed.
  */
-function answeredByServer(error: unknown): boolean {
+export function answeredByServer(error: unknown): boolean {
   const e = error as { code?: unknown; severity?: unknown };
   return typeof e.severity === 'string' && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code);
 }

@@ -5,7 +5,8 @@
 // behind it (dns/rrset-batch.ts commits a zone's batches one at a time). The watchdog looks at each
 // statement still unanswered after the store's wait (EDGEPLANE_DATABASE_WAIT) from another
 // connection, again every wait until it is answered:
-// - the server cannot be reached within the wait: the connection is ended;
+// - the server cannot be reached within the wait (no connection, and no answer refusing one: a
+//   server at its connection limit is there): the connection is ended;
 // - the server has no session of that connection (its pid, started when the connection was made),
 //   or it has one that is idle (it answered, and the answer was lost; or the statement never came): that
 //   session is ended by the server (pg_terminate_backend, so that a transaction it held open lets go
@@ -14,11 +15,13 @@
 //   does not say (track_activities off): left alone.
 // Ending the connection fails its statement as a lost connection does (pg-commit.ts reads that:
 // 503 store_unavailable, or commit_outcome_unknown for a COMMIT), and the pool opens another.
-// A connection whose session is not the server's own (a pooler such as PgBouncer in between: the
-// pid the connection was given is not its session's) is left to TCP, as before.
+// A connection whose session is not known (a pooler such as PgBouncer in between: the pid the
+// connection was given is not its session's; or the connection went silent before its session was
+// read) is ended only when the server (or the pooler) cannot be reached; otherwise it is left to TCP.
 import type { Socket } from 'node:net';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { answeredByServer } from './errors.ts';
 import { pgDriver } from './pg-driver.ts';
 
 /** A connection's session on the server, read when the connection is made. */
@@ -61,7 +64,7 @@ export class PgWatchdog {
           if (session !== undefined && session.pid === pid) this.#sessions.set(client, session);
           else if (!this.#pooledToldOf) {
             this.#pooledToldOf = true;
-            this.#logger?.info('PostgreSQL: the connections\' sessions are not the server\'s own (a pooler in between?): a connection that dies silently under a statement is left to TCP to find');
+            this.#logger?.info('PostgreSQL: the connections\' sessions are not the server\'s own (a pooler in between?): a connection that dies silently under a statement is ended only when the server cannot be reached, else left to TCP');
           }
         },
         () => undefined,
@@ -97,7 +100,6 @@ export class PgWatchdog {
     for (const statement of this.#unanswered) {
       if (statement.checking || now - statement.since < this.#waitMs) continue;
       const session = this.#sessions.get(statement.client);
-      if (session === undefined) continue;
       statement.checking = true;
       void this.#check(statement, session).finally(() => {
         statement.checking = false;
@@ -106,16 +108,18 @@ export class PgWatchdog {
     }
   }
 
-  async #check(statement: Statement, session: Session): Promise<void> {
+  async #check(statement: Statement, session: Session | undefined): Promise<void> {
     const probe = new (pgDriver().Client)({ ...this.#pool.options, connectionTimeoutMillis: this.#waitMs, query_timeout: this.#waitMs });
     probe.on('error', () => undefined);
     try {
       try {
         await probe.connect();
-      } catch {
-        if (this.#unanswered.has(statement)) this.#end(statement, session, 'PostgreSQL cannot be reached');
+      } catch (e) {
+        // A server that answered (too many connections, starting up) is there: the next sweep asks again.
+        if (this.#unanswered.has(statement) && !answeredByServer(e)) this.#end(statement, session, 'PostgreSQL cannot be reached');
         return;
       }
+      if (session === undefined) return;
       const { rows: [seen] } = await probe.query<{ state: string | null; started: string }>(stateQuery, [session.pid]);
       // Answered while the server was asked: a live connection's answer is in by now (a round trip has passed).
       if (!this.#unanswered.has(statement)) return;
@@ -131,8 +135,8 @@ export class PgWatchdog {
     }
   }
 
-  #end(statement: Statement, session: Session, why: string): void {
-    this.#logger?.warn({ backendPid: session.pid, waitedMs: Math.round(performance.now() - statement.sent), why }, 'PostgreSQL: a statement went unanswered on a connection that is gone; the connection is ended');
+  #end(statement: Statement, session: Session | undefined, why: string): void {
+    this.#logger?.warn({ backendPid: session?.pid, waitedMs: Math.round(performance.now() - statement.sent), why }, 'PostgreSQL: a statement went unanswered on a connection that is gone; the connection is ended');
     (statement.client as pg.PoolClient & { connection: { stream: Socket } }).connection.stream.destroy();
   }
 }

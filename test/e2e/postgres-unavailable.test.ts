@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { openStore } from '../../src/store/database.ts';
+import { StoreUnavailable } from '../../src/store/errors.ts';
 import { assertError } from '../support/assertions.ts';
 import { cutLink, type CutLink } from '../support/cut-link.ts';
 import { engines } from '../support/engines.ts';
@@ -113,6 +114,24 @@ describe('PostgreSQL lost or out of reach, over HTTP', { skip: postgres ? false 
       const slept = await sql<{ done: number }>`select 1 as done from pg_sleep(1.2)`.execute(store.db);
       assert.deepEqual(slept.rows, [{ done: 1 }]);
     } finally {
+      await store.close();
+    }
+  });
+
+  test('a new connection silenced before its session was read, the server then out of reach: its statement fails within the wait', { timeout: 15_000 }, async () => {
+    const url = new URL(service.env['EDGEPLANE_DATABASE_URL'] ?? '');
+    url.hostname = '127.0.0.1';
+    url.port = String(link.port);
+    const store = openStore({ dataDir: '', databaseUrl: url.toString(), databaseWaitMs: 300 });
+    // The store's first connection reads its session first (pg-watchdog.ts): that is what goes silent.
+    const silenced = link.silence((chunk) => chunk.includes('pg_backend_pid()'));
+    void silenced.then(() => link.hold());
+    try {
+      const started = Date.now();
+      await assert.rejects(sql`select 1 as one`.execute(store.db), (e: unknown) => e instanceof StoreUnavailable);
+      assert.ok(Date.now() - started < 3000, `failed after ${String(Date.now() - started)} ms`);
+    } finally {
+      link.up();
       await store.close();
     }
   });
