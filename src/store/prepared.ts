@@ -37,8 +37,10 @@ export function preparingPool(pool: pg.Pool, prepare: boolean, watchdog: PgWatch
     query: ((text: string | PostgresCursor<unknown>, values?: unknown[]) => {
       // A cursor (Kysely's streaming) is pg's Submittable.
       if (typeof text !== 'string') return client.query(text as unknown as pg.Submittable);
-      if (!prepare || !text.startsWith(mark)) return watchdog.watch(client, client.query(text, values));
-      return watchdog.watch(client, client.query({ name: `edgeplane_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text, values }));
+      const answer = prepare && text.startsWith(mark)
+        ? client.query({ name: `edgeplane_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text, values })
+        : client.query(text, values);
+      return watchdog.watch(client, answer);
     }) as unknown as PostgresPoolClient['query'],
     release: (destroy?: boolean) => {
       client.release(destroy);

@@ -19,6 +19,9 @@ import { startService, type Service } from '../support/service.ts';
 let service: Service;
 let origin: Origin;
 
+/** The milliseconds an access log line says its request took. */
+const durationOf = (line: string): number => (JSON.parse(line.slice(line.indexOf('{'))) as { duration_ms: number }).duration_ms;
+
 before(async () => {
   [service, origin] = await Promise.all([
     startService({ engine: 'sqlite', env: { EDGEPLANE_PROXY_WORKERS: '1', EDGEPLANE_PROXY_ATTACK_MIN_RATE: '100', EDGEPLANE_PROXY_ATTACK_HOLD: '1', EDGEPLANE_PROXY_ATTACK_SHED_PERCENT: '25', EDGEPLANE_PROXY_ATTACK_SHED_DELAY: '1' } }),
@@ -142,7 +145,7 @@ test('a flood from one address engages mitigation and is shed; new clients are c
   const shedLines = shedLinesNow();
   assert.ok(stop.now, `shed within the flood's 20 s: ${JSON.stringify([...counts])}`);
   assert.ok(shedLines.length >= 8 && shedLines.length <= 8 * 5, `the flood was shed, and slowed to a request a second per connection: ${String(shedLines.length)} shed of ${JSON.stringify([...counts])}`);
-  assert.ok(shedLines.every((line) => line.includes('"client":"127.0.0.1"') && JSON.parse(line.slice(line.indexOf('{'))).duration_ms >= 990), 'each shed answer waited the delay');
+  assert.ok(shedLines.every((line) => line.includes('"client":"127.0.0.1"') && durationOf(line) >= 990), 'each shed answer waited the delay');
 });
 
 test("a script that keeps asking for the challenge without solving it gets it a second late; a browser beside it is not slowed", async () => {
@@ -163,7 +166,7 @@ test("a script that keeps asking for the challenge without solving it gets it a 
   // client-side clock would also count a busy machine's scheduling, which a full suite once made 2.5 s).
   const browserLines = service.output().split('\n').filter((line) => line.includes('"client":"127.0.0.4"') && line.includes('"host":"guarded.example"'));
   assert.equal(browserLines.length, 3, browserLines.join('\n'));
-  assert.ok(browserLines.every((line) => JSON.parse(line.slice(line.indexOf('{'))).duration_ms < 990), `the browser was not held: ${browserLines.join('\n')}`);
+  assert.ok(browserLines.every((line) => durationOf(line) < 990), `the browser was not held: ${browserLines.join('\n')}`);
   // Four challenges at once, then one a second per connection: 8 connections over about 3 s.
   const challenges = counts.get(403) ?? 0;
   assert.deepEqual([...counts.keys()], [403], 'the script only ever got the challenge');
@@ -171,6 +174,6 @@ test("a script that keeps asking for the challenge without solving it gets it a 
   const held = service.output().split('\n').filter((line) => line.includes('"client":"127.0.0.3"') && line.includes('"host":"guarded.example"'));
   // A full suite on a busy machine once let two more than four through at once: the repeat counters
   // halve every second, and the script was slow to ask. All but a few waited.
-  const late = held.filter((line) => JSON.parse(line.slice(line.indexOf('{'))).duration_ms >= 990);
+  const late = held.filter((line) => durationOf(line) >= 990);
   assert.ok(late.length >= held.length - 6 && late.length > 0, `all but the first few waited a second: ${String(late.length)} of ${String(held.length)}`);
 });

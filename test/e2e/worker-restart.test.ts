@@ -108,22 +108,30 @@ describe('a DNS worker thread that ends is started again', () => {
   });
 });
 
-describe('a DNS worker thread that stops answering is ended and started again', () => {
-  let service: Service;
-
+/**
+ * For one describe(): a service with two DNS threads whose worker thread 1 loops for ever at a
+ * change of `zone`, and is ended once its pings go unanswered for `heartbeat`.
+ */
+function serviceHangingAt(zone: string, heartbeat: string): () => Service {
+  let service: Service | undefined;
   before(async () => {
-    service = await startService({
-      engine: 'sqlite',
-      // Worker thread 1 loops for ever at a change of hang.test; pings unanswered for 2 s end it
-      // (not shorter: a thread's start-up collections may hold it 0.5 s on a loaded machine).
-      env: { EDGEPLANE_DNS_WORKERS: '2', EDGEPLANE_TEST_FAIL_APPLY: '1:hang.test:hang', EDGEPLANE_TEST_THREAD_HEARTBEAT: '2s' },
-    });
+    service = await startService({ engine: 'sqlite', env: { EDGEPLANE_DNS_WORKERS: '2', EDGEPLANE_TEST_FAIL_APPLY: `1:${zone}:hang`, EDGEPLANE_TEST_THREAD_HEARTBEAT: heartbeat } });
   });
   after(async () => {
-    await service.dispose();
+    await service?.dispose();
   });
+  return () => {
+    if (service === undefined) throw new Error('the service is started before the tests');
+    return service;
+  };
+}
+
+describe('a DNS worker thread that stops answering is ended and started again', () => {
+  // Not shorter than 2 s: a thread's start-up collections may hold it 0.5 s on a loaded machine.
+  const hanging = serviceHangingAt('hang.test', '2s');
 
   test('the API answers once it is ended, not after its 10 s wait, and every thread serves the zone', async () => {
+    const service = hanging();
     const auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
     const started = Date.now();
     const created = await call(service.url, 'POST', '/dns/v2/zones', { auth, body: { name: 'hang.test' } });
@@ -139,21 +147,11 @@ describe('a DNS worker thread that stops answering is ended and started again', 
 });
 
 describe('a DNS worker thread that is late on a change is not waited for again until it answers', () => {
-  let service: Service;
-
-  before(async () => {
-    service = await startService({
-      engine: 'sqlite',
-      // Worker thread 1 loops for ever at a change of late.test; its pings go unanswered for 14 s
-      // before it is ended: longer than the API's 10 s wait for a change.
-      env: { EDGEPLANE_DNS_WORKERS: '2', EDGEPLANE_TEST_FAIL_APPLY: '1:late.test:hang', EDGEPLANE_TEST_THREAD_HEARTBEAT: '14s' },
-    });
-  });
-  after(async () => {
-    await service.dispose();
-  });
+  // Ended after 14 s: longer than the API's 10 s wait for a change.
+  const hanging = serviceHangingAt('late.test', '14s');
 
   test('the change it hangs on waits 10 s; the next is answered at once, and every thread serves both once it is replaced', async () => {
+    const service = hanging();
     const auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
     const timed = async (name: string) => {
       const started = Date.now();
