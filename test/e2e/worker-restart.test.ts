@@ -32,6 +32,20 @@ async function soaServedByEvery(service: Service, zone: string): Promise<void> {
   assert.deepEqual([...new Set(soas.map((r) => `${r.packet.rcode} ${String(r.packet.answers?.length)}`))], ['NOERROR 1']);
 }
 
+/** The RCODEs 16 queries from fresh source ports (so every DNS thread) get for `name`. */
+async function rcodes(service: Service, name: string): Promise<string[]> {
+  const replies = await Promise.all(Array.from({ length: 16 }, () => ask(service.dnsPort, name, 'A')));
+  return [...new Set(replies.map((r) => r.packet.rcode))];
+}
+
+/** The service's log lines so far. */
+const output = (service: Service): Record<string, unknown>[] =>
+  service
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
 async function dnsUntil(service: Service, name: string, expected: string, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -45,6 +59,7 @@ async function dnsUntil(service: Service, name: string, expected: string, ms = 1
 describe('a DNS worker thread that ends is started again', () => {
   let service: Service;
   let api: (method: string, path: string, body?: unknown) => ReturnType<typeof call>;
+  let auth: string;
   let tcp: net.Server;
 
   before(async () => {
@@ -60,7 +75,7 @@ describe('a DNS worker thread that ends is started again', () => {
         EDGEPLANE_TEST_HEALTHCHECK_INTERVAL: '200ms',
       },
     });
-    const auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
+    auth = bearer((await login(service.url, adminEmail, adminPassword)).access);
     api = (method, path, body) => call(service.url, method, path, { auth, body });
   });
   after(async () => {
@@ -84,6 +99,16 @@ describe('a DNS worker thread that ends is started again', () => {
       resource_records: [{ content: ['127.0.0.1'] }, { content: ['127.0.0.2'] }],
     });
     await dnsUntil(service, 'checked.kept.test', '127.0.0.1');
+    // Imported, then the zone disabled and enabled: loaded whole again, these names go into its
+    // image. Then one of them is removed and one changed, which the DNS threads hold beside it.
+    const zoneFile = ['a.kept.test. 300 IN A 192.0.2.21', 'b.kept.test. 300 IN A 192.0.2.22', 'c.kept.test. 300 IN A 192.0.2.23', 'd.deep.kept.test. 300 IN A 192.0.2.24', ''].join('\n');
+    const imported = await call(service.url, 'POST', '/dns/v2/zones/kept.test/import', { auth, raw: zoneFile, contentType: 'text/plain' });
+    assert.equal(imported.status, 200, imported.text);
+    assert.equal((await api('PATCH', '/dns/v2/zones/kept.test/disable')).status, 200);
+    assert.equal((await api('PATCH', '/dns/v2/zones/kept.test/enable')).status, 200);
+    await dnsUntil(service, 'b.kept.test', '192.0.2.22');
+    assert.equal((await api('DELETE', '/dns/v2/zones/kept.test/b.kept.test/A')).status, 200);
+    await put('c.kept.test', { ttl: 60, resource_records: [{ content: ['192.0.2.33'] }] });
     assert.equal(udpSockets(service.dnsPort), 2);
     assert.equal(tcpListeners(service.dnsPort), 2);
 
@@ -101,6 +126,16 @@ describe('a DNS worker thread that ends is started again', () => {
     assert.deepEqual(await dnsAnswers(service, 'checked.kept.test'), ['127.0.0.1']);
     // The zone whose change ended it is served by every thread too (the new one read it at start).
     await soaServedByEvery(service, 'crash.test');
+    // It took both zones' images from the main DNS thread rather than reading them whole, and reads
+    // them as that thread does: what the image holds, what was removed and changed since.
+    const started = output(service).filter((line) => line['msg'] === 'DNS worker serving' && line['thread'] === 1);
+    assert.equal(started.length, 2, JSON.stringify(started));
+    assert.deepEqual([started[1]?.['zones'], started[1]?.['taken']], [2, 2]);
+    assert.deepEqual(await dnsAnswers(service, 'a.kept.test'), ['192.0.2.21']);
+    assert.deepEqual(await dnsAnswers(service, 'c.kept.test'), ['192.0.2.33']);
+    assert.deepEqual(await rcodes(service, 'b.kept.test'), ['NXDOMAIN']);
+    // An empty non-terminal of the image still exists (NOERROR, no data).
+    assert.deepEqual(await rcodes(service, 'deep.kept.test'), ['NOERROR']);
 
     // Handed the changes: served by every thread as soon as the API answers, without polling.
     await put('www.kept.test', { ttl: 60, resource_records: [{ content: ['192.0.2.3'] }] });

@@ -42,6 +42,8 @@ export interface DnsServer {
   downReports(): HealthReport[];
   /** The zones loaded at start, for the other DNS threads (with `share`; once). */
   takeShared(): SharedZone[];
+  /** The zones as this thread serves them now, for a thread started again to take (ServedZones.current()). */
+  currentZones(): SharedZone[];
   stop(): Promise<void>;
 }
 
@@ -203,7 +205,8 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   const { udp, tcp, port } = sockets;
   // One thread of each process drops the buckets past the retention; every thread writes its counts.
   const statsWriter = startStatsWriter({ db: options.store.db, stats, logger: options.logger, ...options.settings.stats, prunes: options.thread === 0 });
-  options.logger.debug({ port, zones: zones.size, load_ms: Date.now() - started }, 'DNS worker serving');
+  // `taken`: zones served from another thread's image (at start, or a replacement's), the rest read whole.
+  if (options.thread > 0) options.logger.info({ thread: options.thread, port, zones: zones.size, taken: zones.taken, load_ms: Date.now() - started }, 'DNS worker serving');
   return {
     address: { host: options.listen.host, port },
     udpIo: udp.io,
@@ -214,6 +217,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     setHealth: (report) => zones.setHealth(report),
     downReports: () => zones.downReports(),
     takeShared: () => zones.takeShared(),
+    currentZones: () => zones.current(),
     stop: async () => {
       await sync.stop();
       await follower?.stop();

@@ -5,7 +5,7 @@ import type { Sealer } from '../../crypto/sealed.ts';
 import type { Db } from '../../store/database.ts';
 import type { ZoneSigner } from '../dnssec/signer.ts';
 import { zoneSigner } from '../dnssec/signing-key.ts';
-import { rrsetsAtName, withRecords, type RrsetWithRecords } from '../../store/rrsets.ts';
+import { rrsetsAtName, rrsetsAtNames, withRecords, type RrsetWithRecords } from '../../store/rrsets.ts';
 import { servedRrsetPages, type ServedRrsetRow } from '../../store/served-rrset-pages.ts';
 import type { ZoneRow } from '../../store/zones.ts';
 import { compileMeta } from '../pickers/record-match.ts';
@@ -74,11 +74,17 @@ function nodeOf(rrsets: readonly ServedRrsetRow[]): ZoneNode {
 /** A zone's image as the other threads of the process take it, with the rows of the names each keeps itself. */
 export interface SharedZone {
   zoneId: number;
-  /** The zone's version the image has every change up to (its row's when read). */
+  /** The zone's version the image and the rest have every change up to. */
   version: number;
   image: ZoneImageData;
   /** Every RRset at the names not in the image: the apex, names with pickers. */
   rows: ServedRrsetRow[];
+  /**
+   * Instead of `rows`, for a thread started again: the names its giver holds beside the image at
+   * `version` (the apex, names with pickers, every name changed since the image was built, removed
+   * ones too), read by the taker from the store (ServedZones.current()).
+   */
+  names?: readonly string[];
 }
 
 /**
@@ -107,10 +113,16 @@ export async function loadZone(db: Db, sealer: Sealer, zone: ZoneRow, share?: (s
   return view;
 }
 
-/** The view of a zone another thread loaded: its image, and this thread's own objects for the rest. */
+/**
+ * The view of a zone another thread serves: its image, and this thread's own objects for the rest,
+ * from the rows given or, for the names given, read now. Read after the zone's row, those may hold
+ * a later change than `shared.version`: the view still claims that version, so the change's
+ * hand-over (or the periodic check) reads its names again.
+ */
 export async function sharedView(db: Db, sealer: Sealer, zone: ZoneRow, shared: SharedZone): Promise<ZoneView> {
   const view = new ZoneView(zoneHead(zone, await zoneSigner(db, sealer, zone), shared.version), new ZoneImage(shared.image));
   for (const [name, rrsets] of Map.groupBy(shared.rows, (r) => r.name)) view.setNode(name, nodeOf(rrsets));
+  if (shared.names !== undefined) setNames(view, zone, shared.names, await rrsetsAtNames(db, zone.id, shared.names), shared.version);
   return view;
 }
 
@@ -130,7 +142,7 @@ export async function refreshNames(db: Db, view: ZoneView, zone: ZoneRow, names:
  * refreshNames() from what the change wrote instead of the store: `rrsets`, every RRset at `names`
  * after the change, and `zone`, the zone's row after it.
  */
-export function setNames(view: ZoneView, zone: ZoneRow, names: string[], rrsets: readonly RrsetWithRecords[], version: number): void {
+export function setNames(view: ZoneView, zone: ZoneRow, names: readonly string[], rrsets: readonly RrsetWithRecords[], version: number): void {
   const byName = Map.groupBy(rrsets, (r) => r.name);
   for (const name of names) view.setNode(name, nodeOf(byName.get(name) ?? []));
   view.head = zoneHead(zone, view.head.signer, version);

@@ -123,13 +123,15 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   const served = own.status === 'fulfilled' ? own.value : undefined;
   let images = served?.takeShared() ?? [];
   const port0 = served?.address.port ?? 0;
-  // A worker started again (thread-slot.ts) reads the zones from the store: the images taken at
-  // start are those of the zones' versions then.
+  // A worker started again (thread-slot.ts) takes the images this thread serves the zones from now,
+  // with the names it holds beside them (read by the worker), where this thread is at the zone's
+  // version; it reads the other zones whole. Without that each restart would hold a copy of every
+  // zone changed since start, and take as long to serve as a start.
   const slots = Array.from({ length: served === undefined ? 0 : options.workers - 1 }, (_, i) => {
     return new ThreadSlot<Thread>({
       name: `DNS worker ${String(i + 1)}`,
       start: (onExit, replacement) => {
-        const zones = replacement ? [] : images;
+        const zones = replacement ? (served?.currentZones() ?? []) : images;
         const caughtUp = onCaughtUp(i + 1);
         return spawnWorkerThread<WorkerRequest, FromWorker>({
           name: 'DNS worker',

@@ -93,6 +93,16 @@ export class ZoneView {
     return this.head.name;
   }
 
+  /** The image this view reads beneath its own names. */
+  get image(): ZoneImage | undefined {
+    return this.#image;
+  }
+
+  /** The names this thread holds itself, removed ones included: with the image, all the view is. */
+  ownNames(): string[] {
+    return [...this.#nodes.keys()];
+  }
+
   node(name: string): ZoneNode | undefined {
     const own = this.#nodes.get(name);
     if (own !== undefined) return own ?? undefined;
