@@ -13,6 +13,7 @@ import { ServedZones } from '../../src/dns/server/served-zones.ts';
 import { rrsetOf } from '../../src/dns/server/zone-view.ts';
 import { ZoneSync } from '../../src/dns/server/zone-sync.ts';
 import { createZone, deleteZone, setZoneEnabled, updateZone } from '../../src/dns/zones.ts';
+import { importZone } from '../../src/dns/zone-file-io.ts';
 import type { ZoneChange } from '../../src/events/change-feed.ts';
 import type { Store } from '../../src/store/database.ts';
 import { engines } from '../support/engines.ts';
@@ -141,6 +142,44 @@ for (const engine of engines()) {
       assert.equal(await sync.apply(third), true);
       assert.deepEqual(served(zones, 'www.order.test'), ['192.0.2.20']);
       assert.equal(zones.get('order.test')?.head.version, third.version);
+    });
+
+    test('an import of more names than an eighth of the zone (and than 1,000) is read whole into an image; smaller changes go beside it; a replacement is offered the image while few names are', async () => {
+      await createZone(ctx, caller, { name: 'bulk.test' });
+      const { zones, sync } = await thread(store, false);
+      await sync.stop(); // no checks: only the changes handed to it
+      const lines = (from: number, count: number) => Array.from({ length: count }, (_, i) => `h${String(from + i)}.bulk.test. 300 IN A 192.0.2.${String((from + i) % 250)}`).join('\n');
+      const view = () => {
+        const zone = zones.get('bulk.test');
+        assert.ok(zone !== undefined);
+        return zone;
+      };
+      published.length = 0;
+      await importZone(ctx, caller, 'bulk.test', lines(0, 1500));
+      assert.equal(await sync.apply(published.at(-1) as ZoneChange), true);
+      // Read whole: the names are in the image, the apex alone beside it.
+      assert.equal(view().image?.names, 1500);
+      assert.deepEqual(view().ownNames(), ['bulk.test']);
+      assert.deepEqual(served(zones, 'h1499.bulk.test'), ['192.0.2.249']);
+      // 200 names (not over 1,000): beside the image, which stays.
+      const image = view().image;
+      await importZone(ctx, caller, 'bulk.test', lines(1500, 200));
+      assert.equal(await sync.apply(published.at(-1) as ZoneChange), true);
+      assert.equal(view().image, image);
+      assert.equal(view().ownNames().length, 201);
+      assert.deepEqual(served(zones, 'h1600.bulk.test'), ['192.0.2.100']);
+      // The other tests' zones are in the same store: this zone's offer alone.
+      const offered = () => zones.current().filter((z) => z.zoneId === view().head.id);
+      assert.deepEqual(offered().map((z) => [z.version, z.names?.length]), [[view().head.version, 201]]);
+      // Over 1,000 names held beside an image of 1,500: a replacement reads the zone whole instead.
+      for (const name of ['h1.bulk.test', 'h2.bulk.test']) await put('bulk.test', name, '198.51.100.1');
+      for (const change of published.slice(-2)) assert.equal(await sync.apply(change), true);
+      await importZone(ctx, caller, 'bulk.test', lines(1700, 1000));
+      assert.equal(await sync.apply(published.at(-1) as ZoneChange), true);
+      assert.equal(view().image, image);
+      assert.equal(view().ownNames().length, 1203);
+      assert.deepEqual(offered(), []);
+      assert.deepEqual([served(zones, 'h1.bulk.test'), served(zones, 'h2699.bulk.test')], [['198.51.100.1'], ['192.0.2.199']]);
     });
 
     test('a change handed with what it wrote is applied without reading the store; without it, its names are read', async () => {
