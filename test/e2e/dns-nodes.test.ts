@@ -10,6 +10,7 @@ import { addressesIn, ask } from '../support/dns-client.ts';
 import { engines } from '../support/engines.ts';
 import { bearer, call, login } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
+import { waitFor } from '../support/wait.ts';
 
 /** Asks until the answer's addresses are `expected` (sorted) or `ms` pass. */
 async function until(port: number, name: string, expected: string[], ms: number): Promise<void> {
@@ -71,11 +72,7 @@ for (const engine of engines()) {
         // Anyone who can connect may NOTIFY: neither payload is a change, and neither may stop the node.
         await admin.query(`select pg_notify($1, 'not json'), pg_notify($1, '{"zoneId": "nodes.test"}')`, [notifyChannel]);
         // Heard before the listening sessions are ended: a session ended first would never pass them on.
-        const heard = Date.now() + 10_000;
-        while (!/a notification that is not JSON; ignored/.test(dnsNode.output()) || !/a zone change notification not understood; ignored/.test(dnsNode.output())) {
-          if (Date.now() > heard) assert.fail(`the DNS node did not report the stranger's notifications: ${dnsNode.output()}`);
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await waitFor(() => /a notification that is not JSON; ignored/.test(dnsNode.output()) && /a zone change notification not understood; ignored/.test(dnsNode.output()));
         await admin.query(`select pg_terminate_backend(pid) from (${listening}) as l`);
         const deadline = Date.now() + 10_000;
         for (;;) {

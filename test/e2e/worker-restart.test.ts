@@ -20,22 +20,21 @@ async function metric(service: Service, name: string): Promise<number> {
   return Number(value);
 }
 
-/** What 16 queries from fresh source ports (so every DNS thread) answer for `name`. */
-async function dnsAnswers(service: Service, name: string): Promise<string[]> {
-  const replies = await Promise.all(Array.from({ length: 16 }, () => ask(service.dnsPort, name, 'A')));
-  return [...new Set(replies.map((r) => addressesIn(r.packet).join(',')))];
+/** What 16 queries from fresh source ports (so every DNS thread) get for `name`, each reply as `read` sees it, each distinct once. */
+async function askEvery(service: Service, name: string, type: string, read: (reply: Awaited<ReturnType<typeof ask>>) => string): Promise<string[]> {
+  const replies = await Promise.all(Array.from({ length: 16 }, () => ask(service.dnsPort, name, type)));
+  return [...new Set(replies.map(read))];
 }
 
-/** 16 queries from fresh source ports (so every DNS thread) for the zone's SOA: each answered. */
+/** The A addresses every DNS thread answers for `name`. */
+const dnsAnswers = (service: Service, name: string): Promise<string[]> => askEvery(service, name, 'A', (r) => addressesIn(r.packet).join(','));
+
+/** The RCODEs every DNS thread answers for `name`. */
+const rcodes = (service: Service, name: string): Promise<string[]> => askEvery(service, name, 'A', (r) => r.packet.rcode);
+
+/** Every DNS thread answers the zone's SOA. */
 async function soaServedByEvery(service: Service, zone: string): Promise<void> {
-  const soas = await Promise.all(Array.from({ length: 16 }, () => ask(service.dnsPort, zone, 'SOA')));
-  assert.deepEqual([...new Set(soas.map((r) => `${r.packet.rcode} ${String(r.packet.answers?.length)}`))], ['NOERROR 1']);
-}
-
-/** The RCODEs 16 queries from fresh source ports (so every DNS thread) get for `name`. */
-async function rcodes(service: Service, name: string): Promise<string[]> {
-  const replies = await Promise.all(Array.from({ length: 16 }, () => ask(service.dnsPort, name, 'A')));
-  return [...new Set(replies.map((r) => r.packet.rcode))];
+  assert.deepEqual(await askEvery(service, zone, 'SOA', (r) => `${r.packet.rcode} ${String(r.packet.answers?.length)}`), ['NOERROR 1']);
 }
 
 /** The service's log lines so far. */

@@ -13,20 +13,18 @@ import { loadZone, refreshNames, setNames, sharedView, type SharedZone } from '.
 import { recordValue } from './served-rrset.ts';
 import { parentOf, rrsetOf, type ZoneView } from './zone-view.ts';
 
-/** A zone with no more own names than this is taken from its image however small the image (ServedZones.current()). */
-const takenNamesFloor = 1000;
-
-/** A change of no more names than this is applied name by name however small the zone (bulk()). */
-const bulkNamesFloor = 1000;
+/** Own names up to this many stay beside a zone's image however small the image (mostlyOwn()). */
+const ownNamesFloor = 1000;
 
 /**
- * Whether a change of `names` is read whole rather than name by name: an import, or a batch that
- * touches more than an eighth of the zone. Applied name by name, each name would be an object of
- * this thread's beside the zone's image (about 200 bytes a record a thread, against 60 in an image);
- * read whole, the zone gets a compact image, and reading its rows page by page costs about as much
- * as applying that many names.
+ * Whether `own` names held beside an image of a zone of `size` names make the zone better read
+ * whole: more than an eighth of it (and than 1,000). Held beside the image, each name is an object
+ * of a thread's (about 200 bytes a record a thread, against 60 in an image); read whole, the zone
+ * gets a compact image, and reading its rows page by page costs about as much as reading that many
+ * names. Decides both a change that touches them (an import: #load()) and what a thread started
+ * again takes (current()).
  */
-const bulk = (view: ZoneView | undefined, names: readonly string[]): boolean => view !== undefined && names.length > Math.max(bulkNamesFloor, view.size / 8);
+const mostlyOwn = (own: number, size: number): boolean => own > Math.max(ownNamesFloor, size / 8);
 
 export class ServedZones {
   readonly #zones = new Map<string, ZoneView>();
@@ -82,9 +80,8 @@ export class ServedZones {
    * The hosted zones as this thread serves them now, for a thread started again to take: each one's
    * image and the names this thread holds beside it, at this thread's version of the zone. The taker
    * reads those names' rows itself, and uses them only where the zone's row has that version. A zone
-   * whose own names outnumber an eighth of its image's (an import or many writes since the image
-   * was built: each is applied name by name) is left out: the taker reads it whole into a compact
-   * image of its own, faster than name by name, and smaller than as one object per name.
+   * mostly held beside its image (many writes since it was built) is left out: the taker reads it
+   * whole into a compact image of its own.
    */
   current(): SharedZone[] {
     const out: SharedZone[] = [];
@@ -92,14 +89,18 @@ export class ServedZones {
       const image = view.image;
       if (view === this.#catalog || image === undefined) continue;
       const names = view.ownNames();
-      if (names.length > Math.max(takenNamesFloor, image.names / 8)) continue;
+      if (mostlyOwn(names.length, image.names)) continue;
       out.push({ zoneId: view.head.id, version: view.head.version, image: image.data, rows: [], names });
     }
     return out;
   }
 
+  #taken = 0;
+
   /** How many zones loadAll() took from another thread's images rather than read whole. */
-  taken = 0;
+  get taken(): number {
+    return this.#taken;
+  }
 
   /** What a transfer of `zone` adds to its view: for the catalog, one record per hosted zone (catalog.ts). */
   transferExtras(zone: ZoneView): WireRecord[] {
@@ -166,7 +167,7 @@ export class ServedZones {
       const shared = given.get(zone.id);
       if (shared?.version === zone.version) {
         this.#zones.set(zone.name, await sharedView(this.#db, this.#sealer, zone, shared));
-        this.taken++;
+        this.#taken++;
       } else this.#zones.set(zone.name, await loadZone(this.#db, this.#sealer, zone, share));
     }
     const disabled = await this.#db.selectFrom('zones').select('name').where('enabled', '=', 0).execute();
@@ -242,10 +243,11 @@ export class ServedZones {
     if (change.zone === this.#catalogName) return;
     const served = this.#zones.get(change.zone);
     const written = change.written;
-    const byName = change.names !== undefined && !bulk(served, change.names);
+    // The names to apply one by one; none for a zone-wide change, or one of so many names the zone is better read whole.
+    const names = change.names !== undefined && (served === undefined || !mostlyOwn(change.names.length, served.size)) ? change.names : undefined;
     // A change handed over with what it wrote, to a view with every change before it: nothing to read.
-    if (written !== undefined && byName && change.names !== undefined && served?.head.id === change.zoneId && served.head.version === change.previous && written.zone.enabled === 1) {
-      setNames(served, written.zone, change.names, written.rrsets, change.version);
+    if (written !== undefined && names !== undefined && served?.head.id === change.zoneId && served.head.version === change.previous && written.zone.enabled === 1) {
+      setNames(served, written.zone, names, written.rrsets, change.version);
       return;
     }
     const zone: ZoneRow | undefined = await this.#db.selectFrom('zones').selectAll().where('id', '=', change.zoneId).executeTakeFirst();
@@ -259,8 +261,8 @@ export class ServedZones {
     this.#disabled.delete(zone.name);
     const current = this.#zones.get(zone.name);
     // Only a view with every change before this one may take just its names; any other reloads.
-    if (current !== undefined && byName && change.names !== undefined && current.head.id === zone.id && current.head.version === change.previous) {
-      await refreshNames(this.#db, current, zone, change.names, change.version);
+    if (current !== undefined && names !== undefined && current.head.id === zone.id && current.head.version === change.previous) {
+      await refreshNames(this.#db, current, zone, names, change.version);
     } else {
       this.#zones.set(zone.name, await loadZone(this.#db, this.#sealer, zone));
     }
