@@ -202,7 +202,9 @@ describe('console: dashboard', () => {
       assert.equal(await caption(page, 'Queries over time').textContent(), `Queries over time — Total: ${String(queries.length)}`);
       assert.equal(await page.locator('[data-write]').count(), 0);
       // Nothing wider than the screen: the charts fit their place, the tables scroll in theirs.
-      await page.waitForFunction("[...document.querySelectorAll('.chart canvas')].every((c) => c.getBoundingClientRect().right <= 390)");
+      // Polled from here: waitForFunction's polling evaluates code the page's CSP forbids (it failed so
+      // whenever the charts were not laid out at its first look).
+      await eventually(async () => ((await page.evaluate<boolean>("[...document.querySelectorAll('.chart canvas')].every((c) => c.getBoundingClientRect().right <= 390)")) ? true : undefined));
       assert.ok(await page.evaluate<boolean>('document.documentElement.scrollWidth <= 390'), 'no horizontal scrolling');
       // The reader's account is the administrator's: the same summary through the API.
       const readerAuth = bearer((await login(service.url, reader.email, reader.password)).access);
