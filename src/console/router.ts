@@ -69,6 +69,9 @@ export class Router {
 
   /** Renders the route the address names into `main`; `context` supplies the session. */
   async render(main: HTMLElement, context: Omit<PageContext, 'params' | 'query'>): Promise<void> {
+    // An empty address shows the fallback and names it, so a reload, a shared link or a later visit
+    // to that same address is the page already shown and not a second render of it.
+    if (location.hash.replace(/^#/, '') === '') history.replaceState(null, '', href(this.fallback));
     const { path, query } = this.current();
     const ticket = ++this.rendering;
     const route = this.match(path);

@@ -169,6 +169,8 @@ describe('console: dashboard', () => {
   test('the range redraws in place, stays in the address, and keeps the keyboard where it was', { skip: noBrowser }, async () => {
     await inConsole(open(), async (cp) => {
       const { page } = cp;
+      // Signed in on the console's bare address, the page shown is named in the address.
+      assert.match(page.url(), /\/console\/#\/dashboard$/);
       await visit(page);
       const range = page.getByLabel('Range');
       await range.focus();
