@@ -182,6 +182,53 @@ for (const engine of engines()) {
       assert.deepEqual([served(zones, 'h1.bulk.test'), served(zones, 'h2699.bulk.test')], [['198.51.100.1'], ['192.0.2.199']]);
     });
 
+    test('a thread about to read a zone whole takes the image another thread serves it from, at that version or later, with its head; otherwise it reads the store', async () => {
+      const loads: string[] = [];
+      const main = new ServedZones(store.db, sealer(dnsStoreSecret), { onLoaded: (from) => loads.push(`main ${from}`) });
+      const worker = new ServedZones(store.db, sealer(dnsStoreSecret), { ask: (zone, version) => main.imageOf(zone, version), onLoaded: (from) => loads.push(`worker ${from}`) });
+      const apply = async (zones: ServedZones, change: ZoneChange | undefined) => {
+        assert.ok(change !== undefined);
+        return zones.apply(change);
+      };
+      published.length = 0;
+      await createZone(ctx, caller, { name: 'given.test' });
+      await put('given.test', 'www.given.test', '192.0.2.1');
+      await updateZone(ctx, caller, 'given.test', { nx_ttl: 1234 });
+      const [created, written, updated] = published;
+      assert.ok(created !== undefined && written !== undefined && updated !== undefined);
+      // The main thread is handed every change first (workers.ts); the worker, asking on the creation,
+      // takes the view the main thread has after all three: its image, and the head of the last.
+      const mainDone = Promise.all([created, written, updated].map((change) => apply(main, change)));
+      assert.equal(await apply(worker, created), true);
+      await mainDone;
+      const [mainView, workerView] = [main.get('given.test'), worker.get('given.test')];
+      assert.ok(mainView?.image !== undefined && workerView?.image !== undefined);
+      assert.equal(workerView.image.data.data, mainView.image.data.data, 'one image, not a copy');
+      assert.equal(workerView.head.version, updated.version);
+      assert.equal(workerView.head.negativeTtl, 1234);
+      assert.equal(workerView.head.serial, mainView.head.serial);
+      assert.deepEqual(served(worker, 'www.given.test'), ['192.0.2.1']);
+      // The later changes are served already: nothing to read.
+      assert.equal(await apply(worker, written), false);
+      assert.equal(await apply(worker, updated), false);
+      assert.deepEqual(loads, ['main store', 'worker thread']);
+      // A change of names goes beside the image in each thread, as before.
+      await put('given.test', 'new.given.test', '192.0.2.2');
+      const small = published.at(-1);
+      assert.equal(await apply(main, small), true);
+      assert.equal(await apply(worker, small), true);
+      assert.deepEqual(served(worker, 'new.given.test'), ['192.0.2.2']);
+      assert.deepEqual(loads, ['main store', 'worker thread']);
+      // The main thread does not serve the zone at the version asked (it never heard of a change):
+      // the worker reads the store.
+      await updateZone(ctx, caller, 'given.test', { nx_ttl: 999 });
+      const unheard = published.at(-1);
+      assert.equal(await apply(worker, unheard), true);
+      assert.equal(worker.get('given.test')?.head.negativeTtl, 999);
+      assert.notEqual(worker.get('given.test')?.image?.data.data, mainView.image.data.data);
+      assert.deepEqual(loads, ['main store', 'worker thread', 'worker store']);
+    });
+
     test('a change handed with what it wrote is applied without reading the store; without it, its names are read', async () => {
       await createZone(ctx, caller, { name: 'written.test' });
       const handedData = await thread(store, false);

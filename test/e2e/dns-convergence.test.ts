@@ -75,6 +75,10 @@ for (const engine of engines()) {
         const soas = await Promise.all(Array.from({ length: 16 }, () => ask(service.dnsPort, 'signed.test', 'SOA')));
         assert.deepEqual(new Set(soas.map((r) => (r.packet.answers?.[0] as { data?: { minimum?: number } } | undefined)?.data?.minimum)), new Set([123]));
         assert.equal(await metric(service, 'edgeplane_dns_zone_apply_failures_total'), 0);
+        // Each of the three whole loads (the zone created, signed, changed zone-wide) was read from
+        // the store by the main thread alone; the worker took its image: one copy per process.
+        assert.equal(await metric(service, 'edgeplane_dns_zone_loads_total{from="store"}'), 3);
+        assert.equal(await metric(service, 'edgeplane_dns_zone_loads_total{from="thread"}'), 3);
       } finally {
         await service.dispose();
       }

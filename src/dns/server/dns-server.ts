@@ -1,7 +1,7 @@
 // The authoritative DNS server role: loads every enabled zone, applies the changes it is handed
 // and keeps up with the store by itself (zone-sync.ts), and answers on UDP and TCP at the same address.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
 import type { ListenAddress, UdpIo } from '../../config.ts';
 import type { ZoneChange } from '../../events/change-feed.ts';
 import type { Store } from '../../store/database.ts';
@@ -44,6 +44,8 @@ export interface DnsServer {
   takeShared(): SharedZone[];
   /** The zones as this thread serves them now, for a thread started again to take (ServedZones.current()). */
   currentZones(): SharedZone[];
+  /** One zone as this thread serves it at `version` or later, for a thread about to read it whole (ServedZones.imageOf()). */
+  imageOf(zone: string, version: number): Promise<SharedZone | undefined>;
   stop(): Promise<void>;
 }
 
@@ -65,6 +67,8 @@ export interface DnsServerOptions {
   loadedZones?: readonly SharedZone[];
   /** Keep what other threads need to take the zones this one loads at start (takeShared()). */
   shareZones?: boolean;
+  /** Asks the main DNS thread for its image of a zone this one is about to read whole (its imageOf()). */
+  askImage?: (zone: string, version: number) => Promise<SharedZone | undefined>;
   /** Called after each zone change this server applied (from the API of this process or the store). */
   onZoneChange?: (change: ZoneChange, served: boolean) => void;
   /** Called when this server brought a zone to the store's version by itself (zone-sync.ts). */
@@ -120,11 +124,20 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   // Without the API here, PostgreSQL NOTIFY brings every node's changes the moment they commit.
   const databaseUrl = options.settings.databaseUrl;
   const listens = !options.fed && options.store.engine === 'postgres' && databaseUrl !== undefined;
+  // Summed over the process's threads: "thread" counts a copy of a zone the process did not make.
+  const zoneLoads = new Counter({
+    name: 'edgeplane_dns_zone_loads_total',
+    help: 'Zones a DNS thread loaded whole: read from the store, or taken from the image another DNS thread of the process built',
+    labelNames: ['from'],
+    registers: [options.metrics],
+  });
   const zones = new ServedZones(options.store.db, sealer(options.settings.secretKey), {
     onApplied: options.onZoneChange,
     catalog: options.settings.catalog,
     shared: options.loadedZones,
     share: options.shareZones,
+    ask: options.askImage,
+    onLoaded: (from) => zoneLoads.inc({ from }),
   });
   const sync = new ZoneSync({
     db: options.store.db,
@@ -218,6 +231,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     downReports: () => zones.downReports(),
     takeShared: () => zones.takeShared(),
     currentZones: () => zones.current(),
+    imageOf: (zone, version) => zones.imageOf(zone, version),
     stop: async () => {
       await sync.stop();
       await follower?.stop();

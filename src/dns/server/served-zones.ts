@@ -51,15 +51,27 @@ export class ServedZones {
   /** Whether loadAll() keeps what other threads need to take the zones it loads (takeShared()). */
   readonly #sharing: boolean;
   #shared: SharedZone[] = [];
+  /** Another thread of the process that may give this one the image of a zone to be read whole (imageOf()). */
+  readonly #ask: ((zone: string, version: number) => Promise<SharedZone | undefined>) | undefined;
+  readonly #onLoaded: (from: 'store' | 'thread') => void;
 
   /**
    * `onApplied` runs after each change is applied, whichever way it arrived; `served`: the zone is.
    * `shared`: zones another thread loaded (its takeShared()); `share`: keep this thread's for others.
+   * `ask`: another thread's imageOf(), tried before a zone is read whole after start; `onLoaded`:
+   * a zone was loaded whole, read from the store or taken from another thread's image.
    */
   constructor(
     db: Db,
     sealer: Sealer,
-    options: { onApplied?: (change: ZoneChange, served: boolean) => void; catalog?: string | undefined; shared?: readonly SharedZone[]; share?: boolean } = {},
+    options: {
+      onApplied?: (change: ZoneChange, served: boolean) => void;
+      catalog?: string | undefined;
+      shared?: readonly SharedZone[];
+      share?: boolean;
+      ask?: (zone: string, version: number) => Promise<SharedZone | undefined>;
+      onLoaded?: (from: 'store' | 'thread') => void;
+    } = {},
   ) {
     this.#db = db;
     this.#sealer = sealer;
@@ -67,6 +79,8 @@ export class ServedZones {
     this.#catalogName = options.catalog;
     this.#given = options.shared ?? [];
     this.#sharing = options.share ?? false;
+    this.#ask = options.ask;
+    this.#onLoaded = options.onLoaded ?? (() => undefined);
   }
 
   /** The zones loadAll() loaded, for the other threads to take (once: this thread keeps nothing for them after). */
@@ -84,15 +98,28 @@ export class ServedZones {
    * whole into a compact image of its own.
    */
   current(): SharedZone[] {
-    const out: SharedZone[] = [];
-    for (const view of this.#zones.values()) {
-      const image = view.image;
-      if (view === this.#catalog || image === undefined) continue;
-      const names = view.ownNames();
-      if (mostlyOwn(names.length, image.names)) continue;
-      out.push({ zoneId: view.head.id, version: view.head.version, image: image.data, rows: [], names });
-    }
-    return out;
+    return [...this.#zones.values()].map((view) => this.#sharedOf(view)).filter((shared) => shared !== undefined);
+  }
+
+  /**
+   * The zone as this thread serves it once it has every change up to `version` (after the changes
+   * of the zone under way here), for another thread about to read it whole to take instead
+   * (#whole()); undefined when this thread does not serve it at that version, or holds it mostly
+   * beside its image.
+   */
+  async imageOf(zone: string, version: number): Promise<SharedZone | undefined> {
+    await this.#pending.get(zone);
+    const view = this.#zones.get(zone);
+    return view !== undefined && this.serves(zone, version) ? this.#sharedOf(view) : undefined;
+  }
+
+  /** What another thread takes of a view (current(), imageOf()): its image and the names held beside it. */
+  #sharedOf(view: ZoneView): SharedZone | undefined {
+    const image = view.image;
+    if (view === this.#catalog || image === undefined) return undefined;
+    const names = view.ownNames();
+    if (mostlyOwn(names.length, image.names)) return undefined;
+    return { zoneId: view.head.id, version: view.head.version, image: image.data, rows: [], names };
   }
 
   #taken = 0;
@@ -168,7 +195,11 @@ export class ServedZones {
       if (shared?.version === zone.version) {
         this.#zones.set(zone.name, await sharedView(this.#db, this.#sealer, zone, shared));
         this.#taken++;
-      } else this.#zones.set(zone.name, await loadZone(this.#db, this.#sealer, zone, share));
+        this.#onLoaded('thread');
+      } else {
+        this.#zones.set(zone.name, await loadZone(this.#db, this.#sealer, zone, share));
+        this.#onLoaded('store');
+      }
     }
     const disabled = await this.#db.selectFrom('zones').select('name').where('enabled', '=', 0).execute();
     for (const zone of disabled) this.#disabled.add(zone.name);
@@ -264,8 +295,30 @@ export class ServedZones {
     if (current !== undefined && names !== undefined && current.head.id === zone.id && current.head.version === change.previous) {
       await refreshNames(this.#db, current, zone, names, change.version);
     } else {
-      this.#zones.set(zone.name, await loadZone(this.#db, this.#sealer, zone));
+      this.#zones.set(zone.name, await this.#whole(zone, change.version));
     }
+  }
+
+  /**
+   * A zone read whole after start (created, changed zone-wide, an import, a reload): from the image
+   * another thread of the process has of it at `version` or later where there is one, so the
+   * process keeps one copy (docs/dns-server.md, "Memory"); otherwise from the store.
+   */
+  async #whole(zone: ZoneRow, version: number): Promise<ZoneView> {
+    const given = await this.#ask?.(zone.name, version);
+    if (given?.zoneId === zone.id) {
+      // Read again after the giver's view was: the head (SOA, key) is then never older than the
+      // version the view claims, which may be later than the row read before.
+      const row = await this.#db.selectFrom('zones').selectAll().where('id', '=', zone.id).executeTakeFirst();
+      if (row?.enabled === 1 && row.version >= given.version) {
+        const view = await sharedView(this.#db, this.#sealer, row, given);
+        this.#onLoaded('thread');
+        return view;
+      }
+    }
+    const view = await loadZone(this.#db, this.#sealer, zone);
+    this.#onLoaded('store');
+    return view;
   }
 
   /** The hosted zones' names (not the catalog's). */

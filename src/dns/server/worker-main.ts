@@ -29,11 +29,21 @@ export interface WorkerData {
   zones: SharedZone[];
 }
 
-export type WorkerRequest = { kind: 'change'; change: ZoneChange } | { kind: 'health'; report: HealthReport } | { kind: 'metrics' } | { kind: 'ping' } | { kind: 'stop' };
+export type WorkerRequest =
+  | { kind: 'change'; change: ZoneChange }
+  | { kind: 'health'; report: HealthReport }
+  /** The answer to this worker's `image-wanted` number `ask`: the main thread's image, if it has one. */
+  | { kind: 'image'; ask: number; zone: SharedZone | undefined }
+  | { kind: 'metrics' }
+  | { kind: 'ping' }
+  | { kind: 'stop' };
 export type ToWorker = WorkerRequest & { id: number };
 export interface FromWorker {
-  /** `caught-up` (id 0): the worker brought a zone to the store's version by itself. */
-  kind: 'ready' | 'done' | 'failed' | 'caught-up';
+  /**
+   * `caught-up` (id 0): the worker brought a zone to the store's version by itself. `image-wanted`
+   * (id 0): it is about to read `zone` whole for `version`; the main thread answers with an `image`.
+   */
+  kind: 'ready' | 'done' | 'failed' | 'caught-up' | 'image-wanted';
   id: number;
   metrics?: unknown;
   error?: string;
@@ -42,6 +52,10 @@ export interface FromWorker {
   /** `caught-up`: the change it caught up on, and whether it serves the zone. */
   change?: ZoneChange;
   served?: boolean;
+  /** `image-wanted`: the zone, the version the worker needs, and the number its answer comes back with. */
+  zone?: string;
+  version?: number;
+  ask?: number;
 }
 
 const data = workerData as WorkerData;
@@ -53,6 +67,15 @@ const logger = createLogger(data.logLevel, process.stdout);
 const store = openStore({ dataDir: data.dataDir, databaseUrl: data.settings.databaseUrl }, logger);
 // Process-wide metrics (memory, CPU) are the main thread's; a worker counts only its queries.
 const registry = new Registry();
+/** This worker's `image-wanted` still unanswered, by number. */
+const asks = new Map<number, (zone: SharedZone | undefined) => void>();
+let lastAsk = 0;
+const askImage = (zone: string, version: number) =>
+  new Promise<SharedZone | undefined>((resolve) => {
+    const ask = ++lastAsk;
+    asks.set(ask, resolve);
+    port.postMessage({ kind: 'image-wanted', id: 0, zone, version, ask } satisfies FromWorker);
+  });
 
 try {
   const server = await startDnsServer({
@@ -67,6 +90,7 @@ try {
     geo: data.geo,
     // Handed over, not kept in workerData: the view keeps what it needs of them.
     loadedZones: data.zones.splice(0),
+    askImage,
     onCaughtUp: (change, served) => port.postMessage({ kind: 'caught-up', id: 0, change, served } satisfies FromWorker),
   });
   const handle = async (message: WorkerRequest): Promise<Partial<FromWorker>> => {
@@ -75,6 +99,10 @@ try {
         return { applied: await server.apply(message.change) };
       case 'health':
         server.setHealth(message.report);
+        return {};
+      case 'image':
+        asks.get(message.ask)?.(message.zone);
+        asks.delete(message.ask);
         return {};
       case 'metrics':
         return { metrics: await registry.getMetricsAsJSON() };

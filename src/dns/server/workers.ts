@@ -133,7 +133,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
       start: (onExit, replacement) => {
         const zones = replacement ? (served?.currentZones() ?? []) : images;
         const caughtUp = onCaughtUp(i + 1);
-        return spawnWorkerThread<WorkerRequest, FromWorker>({
+        const spawned: Promise<Thread> = spawnWorkerThread<WorkerRequest, FromWorker>({
           name: 'DNS worker',
           entry: new URL('./worker-main.ts', import.meta.url),
           data: data(i + 1, port0, zones),
@@ -142,8 +142,17 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
           onExit,
           onNotice: (reply) => {
             if (reply.kind === 'caught-up' && reply.change !== undefined) caughtUp(reply.change, reply.served === true);
+            // A zone the worker is about to read whole: this thread's image of it instead, once it serves that version.
+            if (reply.kind === 'image-wanted' && reply.ask !== undefined) {
+              const { ask } = reply;
+              const zone = served === undefined || reply.zone === undefined ? Promise.resolve(undefined) : served.imageOf(reply.zone, reply.version ?? 0);
+              Promise.all([spawned, zone])
+                .then(([thread, image]) => thread.request({ kind: 'image', ask, zone: image }))
+                .catch(onFailure);
+            }
           },
         });
+        return spawned;
       },
       logger: options.logger,
       // Changes it missed while it started, the version check finds (zone-sync.ts, every 2 s).
