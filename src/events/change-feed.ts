@@ -100,9 +100,26 @@ export async function notifyOtherNodes(tx: Db, engine: Engine, change: ZoneChang
 export function changeNotice(change: ZoneChange, origin: string): ChangeNotice {
   // NOTIFY payloads stop at 8000 bytes; past that, listeners reload the whole zone. What the change
   // wrote stays here: other nodes read the names from the store.
-  const payload = JSON.stringify({ ...change, written: undefined, origin });
-  const fitting = payload.length < 7900 ? payload : JSON.stringify({ ...change, names: undefined, written: undefined, origin });
-  return { channel: notifyChannel, payload: fitting };
+  const notice = { ...change, written: undefined, origin };
+  const fitting = jsonbTextBytes(notice) < 7900 ? notice : { ...notice, names: undefined };
+  return { channel: notifyChannel, payload: JSON.stringify(fitting) };
+}
+
+/**
+ * The payload's size as PostgreSQL sends it: the change's statement sets the version in it through
+ * jsonb (store/zone-change.ts), whose text puts a space after every comma and colon between
+ * values, a name list's size again by a sixth or so.
+ */
+function jsonbTextBytes(value: object): number {
+  return Buffer.byteLength(JSON.stringify(value)) + separators(value);
+}
+
+/** Commas and colons between the values of `value` as JSON writes it (undefined members left out). */
+function separators(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  const members = Array.isArray(value) ? (value as unknown[]) : Object.values(value).filter((v) => v !== undefined);
+  const own = Array.isArray(value) ? 0 : members.length;
+  return own + Math.max(0, members.length - 1) + members.reduce<number>((n, member) => n + separators(member), 0);
 }
 
 /** The origin (ChangeFeed.origin) a notice (parsed) names, if any. */
