@@ -229,55 +229,6 @@ for (const engine of engines()) {
       assert.deepEqual(loads, ['main store', 'worker thread', 'worker store']);
     });
 
-    test('a zone whose changes since it was read whole grew to most of it is read whole again by the main thread, and a worker told to takes its image', async () => {
-      const loads: string[] = [];
-      const compacted: string[] = [];
-      const main = new ServedZones(store.db, sealer(dnsStoreSecret), { onLoaded: (from) => loads.push(`main ${from}`), onCompacted: (zone) => compacted.push(zone) });
-      const worker = new ServedZones(store.db, sealer(dnsStoreSecret), { ask: (zone, version) => main.imageOf(zone, version), onLoaded: (from) => loads.push(`worker ${from}`) });
-      const both = async () => {
-        const change = published.at(-1);
-        assert.ok(change !== undefined);
-        assert.deepEqual(await Promise.all([main.apply(change), worker.apply(change)]), [true, true]);
-      };
-      const lines = (from: number, count: number) => Array.from({ length: count }, (_, i) => `h${String(from + i)}.grown.test. 300 IN A 192.0.2.${String((from + i) % 250)}`).join('\n');
-      published.length = 0;
-      await createZone(ctx, caller, { name: 'grown.test' });
-      await both();
-      await importZone(ctx, caller, 'grown.test', lines(0, 4000));
-      await both();
-      const first = main.get('grown.test')?.image;
-      assert.equal(first?.names, 4000);
-      // Three imports of 400 names each go beside the image (each under max(1,000, an eighth)); the
-      // third takes the names changed since the zone was read to 1,200: over 1,000 and an eighth.
-      for (const from of [4000, 4400, 4800]) {
-        await importZone(ctx, caller, 'grown.test', lines(from, 400));
-        await both();
-        if (from < 4800) assert.deepEqual(compacted, []);
-      }
-      // The main thread's next task for the zone reads it whole again.
-      await main.imageOf('grown.test', 0);
-      assert.deepEqual(compacted, ['grown.test']);
-      const again = main.get('grown.test');
-      assert.equal(again?.image?.names, 5200);
-      assert.deepEqual(again.ownNames(), ['grown.test']);
-      assert.equal(worker.get('grown.test')?.ownNames().length, 1201, 'the worker holds what it applied until told');
-      await worker.compact('grown.test');
-      const taken = worker.get('grown.test');
-      assert.equal(taken?.image?.data.data, again.image.data.data, 'the main thread\'s new image, not a copy');
-      assert.deepEqual(taken.ownNames(), ['grown.test']);
-      assert.equal(taken.head.version, again.head.version);
-      for (const name of ['h0.grown.test', 'h4399.grown.test', 'h5199.grown.test']) assert.deepEqual(served(worker, name), served(main, name));
-      assert.deepEqual(served(worker, 'h5199.grown.test'), ['192.0.2.199']);
-      // Both read the zone whole when it was created and at the first import; the main thread once more.
-      assert.deepEqual(loads.filter((l) => l.startsWith('main')), ['main store', 'main store', 'main store']);
-      assert.deepEqual(loads.filter((l) => l.startsWith('worker')), ['worker thread', 'worker thread', 'worker thread']);
-      // A change after it goes beside the new image, as any.
-      await put('grown.test', 'h1.grown.test', '198.51.100.9');
-      await both();
-      assert.deepEqual(served(worker, 'h1.grown.test'), ['198.51.100.9']);
-      assert.deepEqual(compacted, ['grown.test']);
-    });
-
     test('a change handed with what it wrote is applied without reading the store; without it, its names are read', async () => {
       await createZone(ctx, caller, { name: 'written.test' });
       const handedData = await thread(store, false);

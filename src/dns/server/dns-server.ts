@@ -46,8 +46,6 @@ export interface DnsServer {
   currentZones(): SharedZone[];
   /** One zone as this thread serves it at `version` or later, for a thread about to read it whole (ServedZones.imageOf()). */
   imageOf(zone: string, version: number): Promise<SharedZone | undefined>;
-  /** Reads a zone whole again, from the main DNS thread's image where it gives one (ServedZones.compact()). */
-  compact(zone: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -71,8 +69,6 @@ export interface DnsServerOptions {
   shareZones?: boolean;
   /** Asks the main DNS thread for its image of a zone this one is about to read whole (its imageOf()). */
   askImage?: (zone: string, version: number) => Promise<SharedZone | undefined>;
-  /** This thread read a zone whole again because its changes grew to most of it (ServedZones, without `askImage`). */
-  onCompacted?: (zone: string) => void;
   /** Called after each zone change this server applied (from the API of this process or the store). */
   onZoneChange?: (change: ZoneChange, served: boolean) => void;
   /** Called when this server brought a zone to the store's version by itself (zone-sync.ts). */
@@ -142,7 +138,6 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     share: options.shareZones,
     ask: options.askImage,
     onLoaded: (from) => zoneLoads.inc({ from }),
-    onCompacted: options.onCompacted,
   });
   const sync = new ZoneSync({
     db: options.store.db,
@@ -237,7 +232,6 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     takeShared: () => zones.takeShared(),
     currentZones: () => zones.current(),
     imageOf: (zone, version) => zones.imageOf(zone, version),
-    compact: (zone) => zones.compact(zone),
     stop: async () => {
       await sync.stop();
       await follower?.stop();

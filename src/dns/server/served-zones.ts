@@ -54,17 +54,12 @@ export class ServedZones {
   /** Another thread of the process that may give this one the image of a zone to be read whole (imageOf()). */
   readonly #ask: ((zone: string, version: number) => Promise<SharedZone | undefined>) | undefined;
   readonly #onLoaded: (from: 'store' | 'thread') => void;
-  readonly #onCompacted: (zone: string) => void;
-  /** How many names each view held beside its image when it was made: what it holds beyond grew by changes. */
-  readonly #ownAtLoad = new WeakMap<ZoneView, number>();
 
   /**
    * `onApplied` runs after each change is applied, whichever way it arrived; `served`: the zone is.
    * `shared`: zones another thread loaded (its takeShared()); `share`: keep this thread's for others.
    * `ask`: another thread's imageOf(), tried before a zone is read whole after start; `onLoaded`:
-   * a zone was loaded whole, read from the store or taken from another thread's image. Without
-   * `ask` (the main DNS thread, or the only one) a zone whose changes since it was read whole grew
-   * to most of it is read whole again, and `onCompacted` told (#compactIfGrown()).
+   * a zone was loaded whole, read from the store or taken from another thread's image.
    */
   constructor(
     db: Db,
@@ -76,7 +71,6 @@ export class ServedZones {
       share?: boolean;
       ask?: (zone: string, version: number) => Promise<SharedZone | undefined>;
       onLoaded?: (from: 'store' | 'thread') => void;
-      onCompacted?: (zone: string) => void;
     } = {},
   ) {
     this.#db = db;
@@ -87,18 +81,6 @@ export class ServedZones {
     this.#sharing = options.share ?? false;
     this.#ask = options.ask;
     this.#onLoaded = options.onLoaded ?? (() => undefined);
-    this.#onCompacted = options.onCompacted ?? (() => undefined);
-  }
-
-  /** Serves `view` for its zone; what it holds beside its image now is its starting point (#grown()). */
-  #serve(view: ZoneView): void {
-    this.#zones.set(view.name, view);
-    this.#ownAtLoad.set(view, view.ownNames().length);
-  }
-
-  /** Whether the names a zone's view took beside its image since it was made are most of the zone (mostlyOwn()). */
-  #grown(view: ZoneView): boolean {
-    return view.image !== undefined && mostlyOwn(view.ownNames().length - (this.#ownAtLoad.get(view) ?? 0), view.size);
   }
 
   /** The zones loadAll() loaded, for the other threads to take (once: this thread keeps nothing for them after). */
@@ -211,11 +193,11 @@ export class ServedZones {
       // Another thread's image serves only when it has exactly this row's version; else the zone is read.
       const shared = given.get(zone.id);
       if (shared?.version === zone.version) {
-        this.#serve(await sharedView(this.#db, this.#sealer, zone, shared));
+        this.#zones.set(zone.name, await sharedView(this.#db, this.#sealer, zone, shared));
         this.#taken++;
         this.#onLoaded('thread');
       } else {
-        this.#serve(await loadZone(this.#db, this.#sealer, zone, share));
+        this.#zones.set(zone.name, await loadZone(this.#db, this.#sealer, zone, share));
         this.#onLoaded('store');
       }
     }
@@ -232,56 +214,14 @@ export class ServedZones {
    * the previous one finished, so a slower, older read can never overwrite a newer one.
    */
   apply(change: ZoneChange): Promise<boolean> {
-    return this.#queue(change.zone, () => this.#apply(change));
-  }
-
-  /**
-   * Reads `zone` whole again, at the version this thread serves it or later, from the main DNS
-   * thread's image where it gives one (#whole()): that thread read it whole again after its changes
-   * grew to most of it (#compactIfGrown()), and this one holds as many. In turn with its changes.
-   */
-  compact(zone: string): Promise<void> {
-    return this.#queue(zone, () => this.#readAgain(zone, false));
-  }
-
-  /** Runs `task` after every task queued for `zone` before it settled, so a slower, older read never overwrites a newer one. */
-  #queue<T>(zone: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.#pending.get(zone) ?? Promise.resolve();
-    const next = previous.then(task);
+    const previous = this.#pending.get(change.zone) ?? Promise.resolve();
+    const next = previous.then(() => this.#apply(change));
     const settled = next.catch(() => undefined);
-    this.#pending.set(zone, settled);
+    this.#pending.set(change.zone, settled);
     void settled.then(() => {
-      if (this.#pending.get(zone) === settled) this.#pending.delete(zone);
+      if (this.#pending.get(change.zone) === settled) this.#pending.delete(change.zone);
     });
     return next;
-  }
-
-  /**
-   * After a change of names: where this thread reads zones for the others (no `ask`) and the names
-   * changed since the zone was read whole are most of it (each an object of every thread's), the
-   * zone is read whole again, in turn with its changes (which wait for it, as for an import), and
-   * the other threads told to take the new image (onCompacted). A failed read leaves the view as
-   * it was; the next change of names tries again.
-   */
-  #compactIfGrown(zone: string): void {
-    const served = this.#zones.get(zone);
-    if (this.#ask !== undefined || served === undefined || !this.#grown(served)) return;
-    void this.#queue(zone, () => this.#readAgain(zone, true)).catch(() => undefined);
-  }
-
-  /** A served zone read whole again (compact(), #compactIfGrown(): `ifGrown`, re-checked in turn). */
-  async #readAgain(zone: string, ifGrown: boolean): Promise<void> {
-    const served = this.#zones.get(zone);
-    // Gone, or read whole since (a zone-wide change, an import): nothing to do.
-    if (served === undefined || served === this.#catalog || (ifGrown && !this.#grown(served))) return;
-    const row = await this.#db.selectFrom('zones').selectAll().where('id', '=', served.head.id).executeTakeFirst();
-    // Disabled or deleted since: the change saying so drops it.
-    if (row?.enabled !== 1) return;
-    this.#serve(await this.#whole(row, served.head.version));
-    this.version++;
-    // The new view's records start up: those reported down are marked again.
-    for (const report of this.#down.values()) this.#mark(report);
-    if (ifGrown) this.#onCompacted(zone);
   }
 
   /**
@@ -299,7 +239,6 @@ export class ServedZones {
     try {
       await this.#load(change);
       this.#unloaded.delete(change.zone);
-      if (change.names !== undefined) this.#compactIfGrown(change.zone);
       if (change.names === undefined) await this.#refreshCatalog();
       for (const report of this.#down.values()) this.#mark(report);
     } finally {
@@ -356,7 +295,7 @@ export class ServedZones {
     if (current !== undefined && names !== undefined && current.head.id === zone.id && current.head.version === change.previous) {
       await refreshNames(this.#db, current, zone, names, change.version);
     } else {
-      this.#serve(await this.#whole(zone, change.version));
+      this.#zones.set(zone.name, await this.#whole(zone, change.version));
     }
   }
 

@@ -34,8 +34,6 @@ export type WorkerRequest =
   | { kind: 'health'; report: HealthReport }
   /** The answer to this worker's `image-wanted` number `ask`: the main thread's image, if it has one. */
   | { kind: 'image'; ask: number; zone: SharedZone | undefined }
-  /** The main thread read `zone` whole again (its changes grew to most of it): so does this one, from its image. */
-  | { kind: 'compact'; zone: string }
   | { kind: 'metrics' }
   | { kind: 'ping' }
   | { kind: 'stop' };
@@ -101,9 +99,6 @@ try {
         return { applied: await server.apply(message.change) };
       case 'health':
         server.setHealth(message.report);
-        return {};
-      case 'compact':
-        await server.compact(message.zone);
         return {};
       case 'image':
         asks.get(message.ask)?.(message.zone);

@@ -119,14 +119,7 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
   });
   // This thread loads the zones, each into one image in shared memory (docs/dns-server.md, "Memory");
   // the workers start once it serves and take the images rather than load their own copies.
-  // A zone this thread read whole again because its changes grew to most of it: the workers take its
-  // new image. (The workers serving: none until they are started, below.)
-  let workersServing = (): Thread[] => [];
-  const onCompacted = (zone: string) => {
-    options.logger.info({ zone }, 'zone read whole again: the names changed since it was read were most of it');
-    for (const thread of workersServing()) void thread.request({ kind: 'compact', zone });
-  };
-  const [own] = await Promise.allSettled([startDnsServer({ ...options, shared, fed, thread: 0, shareZones: shared, onZoneChange, onCaughtUp: onCaughtUp(0), onCompacted })]);
+  const [own] = await Promise.allSettled([startDnsServer({ ...options, shared, fed, thread: 0, shareZones: shared, onZoneChange, onCaughtUp: onCaughtUp(0) })]);
   const served = own.status === 'fulfilled' ? own.value : undefined;
   let images = served?.takeShared() ?? [];
   const port0 = served?.address.port ?? 0;
@@ -171,7 +164,6 @@ export async function startDnsRole(options: DnsRoleOptions): Promise<DnsRole> {
       heartbeat: options.heartbeat,
     });
   });
-  workersServing = () => serving(slots);
   const started = await Promise.allSettled(slots.map((slot) => slot.begin()));
   // Taken by the first starts: not kept alive by this scope once the zones move on.
   images = [];
