@@ -185,7 +185,7 @@ for (const engine of engines()) {
     test('a thread about to read a zone whole takes the image another thread serves it from, at that version or later, with its head; otherwise it reads the store', async () => {
       const loads: string[] = [];
       const main = new ServedZones(store.db, sealer(dnsStoreSecret), { onLoaded: (from) => loads.push(`main ${from}`) });
-      const worker = new ServedZones(store.db, sealer(dnsStoreSecret), { ask: (zone, version) => main.imageOf(zone, version), onLoaded: (from) => loads.push(`worker ${from}`) });
+      const worker = new ServedZones(store.db, sealer(dnsStoreSecret), { ask: (zone, version) => main.imageOf(zone, version, 300), onLoaded: (from) => loads.push(`worker ${from}`) });
       const apply = async (zones: ServedZones, change: ZoneChange | undefined) => {
         assert.ok(change !== undefined);
         return zones.apply(change);
@@ -219,14 +219,25 @@ for (const engine of engines()) {
       assert.equal(await apply(worker, small), true);
       assert.deepEqual(served(worker, 'new.given.test'), ['192.0.2.2']);
       assert.deepEqual(loads, ['main store', 'worker thread']);
-      // The main thread does not serve the zone at the version asked (it never heard of a change):
-      // the worker reads the store.
+      // The main thread hears of a change after the worker asked (each thread of a process without
+      // the API hears changes itself): the worker waits for it, and takes its image.
+      await updateZone(ctx, caller, 'given.test', { nx_ttl: 888 });
+      const late = published.at(-1);
+      const asked = apply(worker, late);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(await apply(main, late), true);
+      assert.equal(await asked, true);
+      assert.equal(worker.get('given.test')?.head.negativeTtl, 888);
+      assert.equal(worker.get('given.test')?.image?.data.data, main.get('given.test')?.image?.data.data);
+      assert.deepEqual(loads, ['main store', 'worker thread', 'main store', 'worker thread']);
+      // The main thread does not serve the zone at the version asked within the wait (it never heard
+      // of the change): the worker reads the store.
       await updateZone(ctx, caller, 'given.test', { nx_ttl: 999 });
       const unheard = published.at(-1);
       assert.equal(await apply(worker, unheard), true);
       assert.equal(worker.get('given.test')?.head.negativeTtl, 999);
-      assert.notEqual(worker.get('given.test')?.image?.data.data, mainView.image.data.data);
-      assert.deepEqual(loads, ['main store', 'worker thread', 'worker store']);
+      assert.notEqual(worker.get('given.test')?.image?.data.data, main.get('given.test')?.image?.data.data);
+      assert.deepEqual(loads, ['main store', 'worker thread', 'main store', 'worker thread', 'worker store']);
     });
 
     test('a change handed with what it wrote is applied without reading the store; without it, its names are read', async () => {

@@ -26,6 +26,10 @@ const ownNamesFloor = 1000;
  */
 const mostlyOwn = (own: number, size: number): boolean => own > Math.max(ownNamesFloor, size / 8);
 
+/** How long imageOf() waits for this thread to serve the version asked, and how often it looks. */
+const imageWaitMs = 1000;
+const imagePollMs = 20;
+
 export class ServedZones {
   readonly #zones = new Map<string, ZoneView>();
   readonly #db: Db;
@@ -104,13 +108,20 @@ export class ServedZones {
   /**
    * The zone as this thread serves it once it has every change up to `version` (after the changes
    * of the zone under way here), for another thread about to read it whole to take instead
-   * (#whole()); undefined when this thread does not serve it at that version, or holds it mostly
-   * beside its image.
+   * (#whole()); undefined when this thread does not serve it at that version within `waitMs` (it
+   * failed to apply the change, or never heard of it), or holds it mostly beside its image.
    */
-  async imageOf(zone: string, version: number): Promise<SharedZone | undefined> {
-    await this.#pending.get(zone);
-    const view = this.#zones.get(zone);
-    return view !== undefined && this.serves(zone, version) ? this.#sharedOf(view) : undefined;
+  async imageOf(zone: string, version: number, waitMs = imageWaitMs): Promise<SharedZone | undefined> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      await this.#pending.get(zone);
+      const view = this.#zones.get(zone);
+      if (view !== undefined && this.serves(zone, version)) return this.#sharedOf(view);
+      if (Date.now() >= deadline) return undefined;
+      // Not heard of here yet: in a process without the API each thread hears changes itself
+      // (follow-store.ts), and the asker may have heard first.
+      await new Promise((resolve) => setTimeout(resolve, imagePollMs));
+    }
   }
 
   /** What another thread takes of a view (current(), imageOf()): its image and the names held beside it. */
