@@ -101,17 +101,12 @@ export function changeNotice(change: ZoneChange, origin: string): ChangeNotice {
   // NOTIFY payloads stop at 8000 bytes; past that, listeners reload the whole zone. What the change
   // wrote stays here: other nodes read the names from the store.
   const notice = { ...change, written: undefined, origin };
-  const fitting = jsonbTextBytes(notice) < 7900 ? notice : { ...notice, names: undefined };
-  return { channel: notifyChannel, payload: JSON.stringify(fitting) };
-}
-
-/**
- * The payload's size as PostgreSQL sends it: the change's statement sets the version in it through
- * jsonb (store/zone-change.ts), whose text puts a space after every comma and colon between
- * values, a name list's size again by a sixth or so.
- */
-function jsonbTextBytes(value: object): number {
-  return Buffer.byteLength(JSON.stringify(value)) + separators(value);
+  const payload = JSON.stringify(notice);
+  // Its size as PostgreSQL sends it: the change's statement sets the version in it through jsonb
+  // (store/zone-change.ts), whose text puts a space after every comma and colon between values, a
+  // name list's size again by a sixth or so.
+  const fits = Buffer.byteLength(payload) + separators(notice) < 7900;
+  return { channel: notifyChannel, payload: fits ? payload : JSON.stringify({ ...notice, names: undefined }) };
 }
 
 /** Commas and colons between the values of `value` as JSON writes it (undefined members left out). */
