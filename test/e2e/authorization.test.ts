@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { assertError } from '../support/assertions.ts';
 import { engines } from '../support/engines.ts';
-import { apiKey, bearer, call, login } from '../support/http.ts';
+import { apiKey, bearer, call, login, type RequestOptions } from '../support/http.ts';
 import { adminEmail, adminPassword, mainScript, startService, type Service } from '../support/service.ts';
 
 const run = promisify(execFile);
@@ -111,6 +111,62 @@ for (const engine of engines()) {
       assert.equal((await call(url, 'GET', '/iam/clients/me', { auth: apiKey(adminToken.body.token) })).status, 200);
       // B's administrator is not an operator.
       assertError(await call(url, 'POST', '/iam/accounts', { auth: b, body: { email: 'c@c.example', password: 'c password 1' } }), 403);
+    });
+
+    test('every operation of the OpenAPI document that names an object in its path: 404 for another account\'s, which stays as it was', async () => {
+      // Account A's objects, one of each kind a path can name.
+      const seeded = async (method: string, path: string, body: unknown) => {
+        const response = await call(url, method, path, { auth: admin, body });
+        assert.ok(response.status === 200 || response.status === 201, `${method} ${path}: ${response.status} ${response.text}`);
+        return response.body as { id: number };
+      };
+      await seeded('POST', '/dns/v2/zones', { name: 'sweep-a.example' });
+      await seeded('POST', '/dns/v2/zones/sweep-a.example/www.sweep-a.example/A', { ttl: 60, resource_records: [{ content: ['192.0.2.1'] }] });
+      const user = await seeded('POST', '/iam/users', { email: 'swept@a.example', password: 'user password 1' });
+      const token = await seeded('POST', `/iam/v2/clients/${accountA}/tokens`, { name: 'swept' });
+      const resource = await seeded('POST', '/security/resources', { name: 'site.sweep-a.example', origins: [{ origin_data: '192.0.2.9', origin_weight: 1, origin_mode: 'primary' }] });
+      const mapping = await seeded('POST', '/dns/v2/network-mappings', { name: 'swept', mapping: [{ tags: ['a'], cidr4: ['192.0.2.0/24'] }] });
+      const ofA: Record<string, string> = {
+        name: 'sweep-a.example', zoneName: 'sweep-a.example', rrsetName: 'www.sweep-a.example', rrsetType: 'A', userId: String(user.id),
+        clientId: String(accountA), tokenId: String(token.id), resource_id: String(resource.id), id: String(mapping.id), key: String(mapping.id),
+      };
+      const stateNow = async () => Promise.all([
+        call(url, 'GET', '/dns/v2/zones/sweep-a.example', { auth: admin }), call(url, 'GET', '/dns/v2/zones/sweep-a.example/rrsets', { auth: admin }),
+        call(url, 'GET', `/iam/users/${user.id}`, { auth: admin }), call(url, 'GET', `/iam/v2/clients/${accountA}/tokens/${token.id}`, { auth: admin }),
+        call(url, 'GET', `/security/resources/${resource.id}`, { auth: admin }), call(url, 'GET', `/dns/v2/network-mappings/${mapping.id}`, { auth: admin }),
+      ]).then((responses) => responses.map((response) => [response.status, response.body]));
+      const stateOfA = await stateNow();
+
+      await call(url, 'POST', '/iam/accounts', { auth: admin, body: { email: 'sweeper@c.example', password: 'c password 1', name: 'C' } });
+      const c = bearer((await login(url, 'sweeper@c.example', 'c password 1')).access);
+      // Bodies valid for the writes whose validation would refuse an empty one before the owner is looked up.
+      const bodies: Record<string, RequestOptions> = {
+        'POST /iam/v2/clients/{clientId}/tokens': { body: { name: 'taken' } },
+        'PATCH /dns/v2/zones/{name}/dnssec': { body: { enabled: true } },
+        'POST /dns/v2/zones/{zoneName}/{rrsetName}/{rrsetType}': { body: { ttl: 60, resource_records: [{ content: ['192.0.2.66'] }] } },
+        'PUT /dns/v2/zones/{zoneName}/{rrsetName}/{rrsetType}': { body: { ttl: 60, resource_records: [{ content: ['192.0.2.66'] }] } },
+        'POST /dns/v2/zones/{name}/import': { body: { content: 'taken 300 IN A 192.0.2.66\n' } },
+      };
+      // Paths that name a public DNS name, not an object: answered for any name, without what the account holds.
+      const publicNames = new Set(['GET /dns/v2/analyze/{name}/delegation-status']);
+      const document = (await call(url, 'GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+      const answers: string[] = [];
+      let swept = 0;
+      for (const [template, operations] of Object.entries(document.paths)) {
+        if (!template.includes('{')) continue;
+        for (const method of Object.keys(operations).map((m) => m.toUpperCase())) {
+          const key = `${method} ${template}`;
+          const path = template.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(ofA[name] ?? assert.fail(`no object of A for {${name}}: add one`)));
+          const options = bodies[key] ?? (method === 'GET' || method === 'DELETE' ? {} : { body: {} });
+          const response = await call(url, method, path, { auth: c, ...options });
+          swept++;
+          if (publicNames.has(key)) assert.equal(response.body.zone_exists, false, `${key} tells C that A's zone exists`);
+          else if (response.status !== 404) answers.push(`${response.status} ${key}: ${response.text.slice(0, 200)}`);
+        }
+      }
+      assert.deepEqual(answers, []);
+      assert.ok(swept >= 30, `only ${swept} operations swept`);
+      assert.deepEqual(await stateNow(), stateOfA);
     });
 
     test('removing a user ends their sessions and tokens at once', async () => {
