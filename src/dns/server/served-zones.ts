@@ -58,6 +58,8 @@ export class ServedZones {
   /** Another thread of the process that may give this one the image of a zone to be read whole (imageOf()). */
   readonly #ask: ((zone: string, version: number) => Promise<SharedZone | undefined>) | undefined;
   readonly #onLoaded: (from: 'store' | 'thread') => void;
+  /** Zones loadAll() took from another thread's images (taken). */
+  #taken = 0;
 
   /**
    * `onApplied` runs after each change is applied, whichever way it arrived; `served`: the zone is.
@@ -132,8 +134,6 @@ export class ServedZones {
     if (mostlyOwn(names.length, image.names)) return undefined;
     return { zoneId: view.head.id, version: view.head.version, image: image.data, rows: [], names };
   }
-
-  #taken = 0;
 
   /** How many zones loadAll() took from another thread's images rather than read whole. */
   get taken(): number {
