@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { assertError } from '../support/assertions.ts';
 import { engines } from '../support/engines.ts';
 import { apiKey, bearer, call, login, type RequestOptions } from '../support/http.ts';
+import { makePathObjects } from '../support/path-objects.ts';
 import { adminEmail, adminPassword, mainScript, startService, type Service } from '../support/service.ts';
 
 const run = promisify(execFile);
@@ -115,26 +116,8 @@ for (const engine of engines()) {
 
     test('every operation of the OpenAPI document that names an object in its path: 404 for another account\'s, which stays as it was', async () => {
       // Account A's objects, one of each kind a path can name.
-      const seeded = async (method: string, path: string, body: unknown) => {
-        const response = await call(url, method, path, { auth: admin, body });
-        assert.ok(response.status === 200 || response.status === 201, `${method} ${path}: ${response.status} ${response.text}`);
-        return response.body as { id: number };
-      };
-      await seeded('POST', '/dns/v2/zones', { name: 'sweep-a.example' });
-      await seeded('POST', '/dns/v2/zones/sweep-a.example/www.sweep-a.example/A', { ttl: 60, resource_records: [{ content: ['192.0.2.1'] }] });
-      const user = await seeded('POST', '/iam/users', { email: 'swept@a.example', password: 'user password 1' });
-      const token = await seeded('POST', `/iam/v2/clients/${accountA}/tokens`, { name: 'swept' });
-      const resource = await seeded('POST', '/security/resources', { name: 'site.sweep-a.example', origins: [{ origin_data: '192.0.2.9', origin_weight: 1, origin_mode: 'primary' }] });
-      const mapping = await seeded('POST', '/dns/v2/network-mappings', { name: 'swept', mapping: [{ tags: ['a'], cidr4: ['192.0.2.0/24'] }] });
-      const ofA: Record<string, string> = {
-        name: 'sweep-a.example', zoneName: 'sweep-a.example', rrsetName: 'www.sweep-a.example', rrsetType: 'A', userId: String(user.id),
-        clientId: String(accountA), tokenId: String(token.id), resource_id: String(resource.id), id: String(mapping.id), key: String(mapping.id),
-      };
-      const stateNow = async () => Promise.all([
-        call(url, 'GET', '/dns/v2/zones/sweep-a.example', { auth: admin }), call(url, 'GET', '/dns/v2/zones/sweep-a.example/rrsets', { auth: admin }),
-        call(url, 'GET', `/iam/users/${user.id}`, { auth: admin }), call(url, 'GET', `/iam/v2/clients/${accountA}/tokens/${token.id}`, { auth: admin }),
-        call(url, 'GET', `/security/resources/${resource.id}`, { auth: admin }), call(url, 'GET', `/dns/v2/network-mappings/${mapping.id}`, { auth: admin }),
-      ]).then((responses) => responses.map((response) => [response.status, response.body]));
+      const { values: ofA, reads } = await makePathObjects(url, admin, accountA, 'sweep-a.example');
+      const stateNow = async () => (await Promise.all(reads.map((path) => call(url, 'GET', path, { auth: admin })))).map((response) => [response.status, response.body]);
       const stateOfA = await stateNow();
 
       await call(url, 'POST', '/iam/accounts', { auth: admin, body: { email: 'sweeper@c.example', password: 'c password 1', name: 'C' } });

@@ -7,6 +7,7 @@ import { assertError } from '../support/assertions.ts';
 import { engines } from '../support/engines.ts';
 import { hostileRequests, type OpenApi } from '../support/hostile-requests.ts';
 import { apiKey, bearer, call, login, type Response } from '../support/http.ts';
+import { makePathObjects } from '../support/path-objects.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 
 /** Numbers no store column holds, written as clients might. */
@@ -202,25 +203,12 @@ for (const engine of engines()) {
     test('every operation of the OpenAPI document, with hostile paths, queries and bodies: a 4xx in the error model, never a 5xx', async () => {
       // Objects for the path parameters to name; the administrator's own user is not among them (a
       // changed password would end the session the other requests need).
-      const seeded = async (method: string, path: string, body: unknown) => {
-        const response = await call(url, method, path, { auth, body });
-        assert.ok(response.status === 200 || response.status === 201, `${method} ${path}: ${response.status} ${response.text}`);
-        return response.body as { id: number };
-      };
-      await seeded('POST', '/dns/v2/zones/bounds.example/www.bounds.example/A', { ttl: 60, resource_records: [{ content: ['192.0.2.1'] }] });
-      const user = await seeded('POST', '/iam/users', { email: 'target@bounds.example', password: 'user password 1' });
-      const token = await seeded('POST', `/iam/v2/clients/${clientId}/tokens`, { name: 'target' });
-      const resource = await seeded('POST', '/security/resources', { name: 'site.bounds.example', origins: [{ origin_data: '192.0.2.9', origin_weight: 1, origin_mode: 'primary' }] });
-      const mapping = await seeded('POST', '/dns/v2/network-mappings', { name: 'target', mapping: [{ tags: ['a'], cidr4: ['192.0.2.0/24'] }] });
-      const real: Record<string, string> = {
-        name: 'bounds.example', zoneName: 'bounds.example', rrsetName: 'www.bounds.example', rrsetType: 'A', userId: String(user.id),
-        clientId: String(clientId), tokenId: String(token.id), resource_id: String(resource.id), id: String(mapping.id), key: String(mapping.id),
-      };
+      const { values } = await makePathObjects(url, auth, clientId, 'bounds.example', { zoneExists: true });
       const document = (await call(url, 'GET', '/openapi.json')).body as OpenApi;
       const requests = hostileRequests(document, {
         seed: 20261129,
         perOperation: 8,
-        realValue: (parameter) => real[parameter] ?? 'x',
+        realValue: (parameter) => values[parameter] ?? 'x',
         skip: (method, path) => path === '/iam/auth/jwt/logout' || (method === 'delete' && /\{(name|resource_id|userId|id|key)\}$/.test(path)),
       });
       assert.ok(requests.length > 300, `only ${requests.length} requests made: is the OpenAPI document whole?`);
