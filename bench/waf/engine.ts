@@ -15,6 +15,7 @@ import { inspect, type WafSettings } from '../../src/security/proxy/waf/engine.t
 import type { WafRequest } from '../../src/security/proxy/waf/request-fields.ts';
 import { loadRuleSet } from '../../src/security/proxy/waf/rule-set.ts';
 import { benignBytes, benignRequests } from './benign-corpus.ts';
+import { atTargetEnd } from './wrk-requests.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,16 +34,14 @@ console.log(`rule set: ${String(rules.ruleCount)} rules from ${values.crs} in ${
 
 const corpus = benignRequests().map((request) => benignBytes(request, 'waf-on.bench.example'));
 
-/** The request's bytes with `_=n` added to its target (no target twice), or as they are. */
+/** The request's bytes with a counter `n` added to its target (no target twice, as wrk's unique-targets run sends them), or as they are. */
 function withCounter(bytes: Buffer, n: number | undefined): Buffer {
   if (n === undefined) return bytes;
-  const text = bytes.toString('latin1');
-  const space = text.indexOf(' ', text.indexOf(' ') + 1);
-  const target = text.slice(text.indexOf(' ') + 1, space);
-  const marked = `${target}${target.includes('?') ? '&' : '?'}_=${String(n)}`;
-  return Buffer.from(text.slice(0, text.indexOf(' ') + 1) + marked + text.slice(space), 'latin1');
+  const { head, separator, tail } = atTargetEnd(bytes);
+  return Buffer.concat([head, Buffer.from(`${separator}${String(n)}`, 'latin1'), tail]);
 }
 
+/** Requests inspected so far: the unique targets' counter, and each request's id. */
 let counter = 0;
 /** Milliseconds spent in `inspect` alone (the head parse and the request's making left out). */
 let inspecting = 0;
@@ -50,9 +49,9 @@ let inspecting = 0;
 function pass(unique: boolean): number {
   let denied = 0;
   for (const raw of corpus) {
-    const bytes = withCounter(raw, unique ? counter++ : undefined);
+    const n = counter++;
+    const bytes = withCounter(raw, unique ? n : undefined);
     const end = bytes.indexOf('\r\n\r\n');
-    const lineEnd = bytes.indexOf('\r\n');
     const head = parseRequestHead(bytes.toString('latin1', 0, end), 100);
     if (isRefusal(head)) throw new Error(`corpus request refused by the head parser: ${head.message}`);
     const request: WafRequest = {
@@ -63,7 +62,7 @@ function pass(unique: boolean): number {
       headerBlock: head.block,
       client: '192.0.2.10',
       body: bytes.subarray(end + 4),
-      id: `r${String(counter)}-${String(lineEnd)}`,
+      id: `r${String(n)}`,
     };
     const started = performance.now();
     if (inspect(rules, request, settings).denied) denied++;

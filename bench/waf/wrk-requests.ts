@@ -9,6 +9,14 @@ function luaString(bytes: Buffer): string {
   return `${out}"`;
 }
 
+/** Where a counter goes in a request: its bytes up to its target's end, the separator (`?_=`, or `&_=` after a query), and the rest (from " HTTP/" on the request line). */
+export function atTargetEnd(request: Buffer): { head: Buffer; separator: string; tail: Buffer } {
+  const lineEnd = request.indexOf('\r\n');
+  const targetEnd = request.lastIndexOf(' HTTP/', lineEnd);
+  const head = request.subarray(0, targetEnd);
+  return { head, separator: head.includes('?') ? '&_=' : '?_=', tail: request.subarray(targetEnd) };
+}
+
 /**
  * Lua defining wrk's request(): each connection's thread walks the list, round and round. With
  * `uniqueTargets`, each request's target gets one more query argument, a counter (`?_=N`, `&_=N`,
@@ -29,13 +37,7 @@ export function requestsScript(requests: Buffer[], uniqueTargets = false): strin
       '',
     ].join('\n');
   }
-  // Each request split where its target ends (before " HTTP/" on the request line).
-  const parts = requests.map((r) => {
-    const lineEnd = r.indexOf('\r\n');
-    const targetEnd = r.lastIndexOf(' HTTP/', lineEnd);
-    const target = r.subarray(0, targetEnd).toString('latin1');
-    return { head: r.subarray(0, targetEnd), separator: target.includes('?') ? '&_=' : '?_=', tail: r.subarray(targetEnd) };
-  });
+  const parts = requests.map(atTargetEnd);
   return [
     'local heads = {',
     ...parts.map((p) => `  ${luaString(p.head)},`),
