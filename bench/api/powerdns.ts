@@ -3,13 +3,12 @@
 // scratch directory (see /work/shared/design/benchmarks.md).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import dgram from 'node:dgram';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { keepAliveAgent, send, sendOk, type Endpoint, type RequestSpec } from './load.ts';
+import { freePort } from '../../test/support/free-port.ts';
 import { address, sleep, terminate, watchLog, zoneName, type BenchServer } from './server.ts';
 
 const schemaFile = '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql';
@@ -40,28 +39,6 @@ export function missingPowerDns(): string | undefined {
   ].join('\n');
 }
 
-/** A port free on 127.0.0.1 for both TCP and UDP (PowerDNS binds both for DNS). */
-async function freePort(udpToo: boolean): Promise<number> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const server = net.createServer();
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const bound = server.address();
-        server.close(() => (typeof bound === 'object' && bound !== null ? resolve(bound.port) : reject(new Error('no port'))));
-      });
-    });
-    if (!udpToo) return port;
-    const udpFree = await new Promise<boolean>((resolve) => {
-      const socket = dgram.createSocket('udp4');
-      socket.once('error', () => resolve(false));
-      socket.bind(port, '127.0.0.1', () => socket.close(() => resolve(true)));
-    });
-    if (udpFree) return port;
-  }
-  throw new Error('no free port found');
-}
-
 export interface PowerDns extends BenchServer {
   /**
    * The zone's api_rectify flag. On (PowerDNS's default-api-rectify=yes), every PATCH rectifies the
@@ -78,8 +55,8 @@ export async function startPowerDns(): Promise<PowerDns> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdns-bench-'));
   const database = path.join(dir, 'pdns.sqlite3');
   const apiKey = randomBytes(16).toString('hex');
-  const webPort = await freePort(false);
-  const dnsPort = await freePort(true);
+  const webPort = await freePort();
+  const dnsPort = await freePort();
 
   // The schema as shipped; WAL is a property of the file, so setting it here as well means the
   // database is in WAL mode from the first connection PowerDNS opens.

@@ -11,7 +11,7 @@ import { rdataFields } from '../../src/dns/client/rdata.ts';
 import { stubResolver } from '../../src/dns/client/resolver.ts';
 import { typeCode } from '../../src/dns/wire/type-codes.ts';
 import { ApiError } from '../../src/errors.ts';
-import { freePort } from '../support/knot.ts';
+import { freePort } from '../support/free-port.ts';
 
 /** The question section of a query: from its header to after QTYPE and QCLASS. */
 function questionOf(query: Buffer): Buffer {

@@ -14,7 +14,8 @@ import packet from 'dns-packet';
 import { addressesIn, ask, buildQuery, decode, tcpExchange, udpExchange, type Reply } from '../support/dns-client.ts';
 import { engines } from '../support/engines.ts';
 import { bearer, call, login } from '../support/http.ts';
-import { freePort, onPath, startKnotSecondary, type Knot } from '../support/knot.ts';
+import { freePort } from '../support/free-port.ts';
+import { onPath, startKnotSecondary, type Knot } from '../support/knot.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 
 const run = promisify(execFile);

@@ -9,7 +9,8 @@ import dgram from 'node:dgram';
 import { after, before, describe, test } from 'node:test';
 import { engines } from '../support/engines.ts';
 import { bearer, call, login } from '../support/http.ts';
-import { freePort, onPath, startKnot, type Knot } from '../support/knot.ts';
+import { freePort } from '../support/free-port.ts';
+import { onPath, startKnot, type Knot } from '../support/knot.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 import { dsRecord, parentSoa, type DnssecKey } from '../support/parent-zone.ts';
 

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { Answer } from 'dns-packet';
 import { engines } from '../support/engines.ts';
-import { freePort } from '../support/knot.ts';
+import { freePort } from '../support/free-port.ts';
 import { ask, buildQuery, decode, tcpExchange, udpExchange } from '../support/dns-client.ts';
 import { bearer, call, login } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';

@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { addressesIn, ask, buildQuery, decode, tcpExchange, udpExchange } from '../support/dns-client.ts';
 import { bearer, call, login } from '../support/http.ts';
-import { freePort, onPath, startKnotCatalogConsumer, startKnotSecondary, type Knot } from '../support/knot.ts';
+import { freePort } from '../support/free-port.ts';
+import { onPath, startKnotCatalogConsumer, startKnotSecondary, type Knot } from '../support/knot.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 
 const run = promisify(execFile);

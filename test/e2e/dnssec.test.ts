@@ -12,7 +12,7 @@ import type { Answer } from 'dns-packet';
 import { engines } from '../support/engines.ts';
 import { ask, buildQuery, decode, udpExchange } from '../support/dns-client.ts';
 import { bearer, call, login } from '../support/http.ts';
-import { freePort } from '../support/knot.ts';
+import { freePort } from '../support/free-port.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 
 const run = promisify(execFile);

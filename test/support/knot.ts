@@ -3,10 +3,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import packet from 'dns-packet';
+import { freePort } from './free-port.ts';
 
 export interface KnotZone {
   name: string;
@@ -39,49 +39,6 @@ export function onPath(command: string): string | undefined {
     if (fs.existsSync(candidate)) return candidate;
   }
   return undefined;
-}
-
-/** The first port the kernel hands out for a bind to port 0 (Linux's ip_local_port_range; 32768 by default). */
-function ephemeralLow(): number {
-  try {
-    const low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
-    return Number.isInteger(low) && low > 2048 ? low : 32768;
-  } catch {
-    return 32768;
-  }
-}
-
-/** Whether `port` can be bound on 127.0.0.1 for UDP and for TCP at the time of the call. */
-async function bindable(port: number): Promise<boolean> {
-  const socket = dgram.createSocket('udp4');
-  const udpFree = await new Promise<boolean>((resolve) => {
-    socket.once('error', () => resolve(false));
-    socket.bind(port, '127.0.0.1', () => resolve(true));
-  });
-  if (udpFree) await new Promise<void>((resolve) => socket.close(() => resolve()));
-  if (!udpFree) return false;
-  return new Promise<boolean>((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-/**
- * A port free for both UDP and TCP on 127.0.0.1 at the time of the call, for a process started
- * later (knotd, unbound). It is drawn below the kernel's ephemeral range: a port from a bind to
- * port 0 (what every test service and client socket gets) is handed out again as soon as it is let
- * go, so the service started between the choice and the process's start could take it (seen in CI:
- * knotd's "address already in use" for the resolver tests' port).
- */
-export async function freePort(): Promise<number> {
-  const high = ephemeralLow();
-  const low = Math.max(1024, high - 12_000);
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const port = low + Math.floor(Math.random() * (high - low));
-    if (await bindable(port)) return port;
-  }
-  throw new Error('no free port for knotd');
 }
 
 function soaAnswered(port: number, zone: string): Promise<boolean> {
