@@ -203,7 +203,7 @@ for (const engine of engines()) {
     test('every operation of the OpenAPI document, with hostile paths, queries and bodies: a 4xx in the error model, never a 5xx', async () => {
       // Objects for the path parameters to name; the administrator's own user is not among them (a
       // changed password would end the session the other requests need).
-      const { values } = await makePathObjects(url, auth, clientId, 'bounds.example', { zoneExists: true });
+      const { values } = await makePathObjects(url, auth, clientId, 'targets.example');
       const document = (await call(url, 'GET', '/openapi.json')).body as OpenApi;
       const requests = hostileRequests(document, {
         seed: 20261129,

@@ -45,6 +45,9 @@ const hostileValues: unknown[] = [null, -1, 0, 1.5, 2 ** 53, -(2 ** 63), 1e308, 
 const plainStrings = ['example.test', 'www', '192.0.2.1', 'abc', 'geodns', 'A', '10.0.0.0/8', 'primary'];
 const methods = new Set(['get', 'post', 'put', 'patch', 'delete']);
 
+/** `template` (`/dns/v2/zones/{name}`) with each parameter replaced by `valueOf(its name)`, encoded. */
+const filled = (template: string, valueOf: (name: string) => string): string => template.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(valueOf(name)));
+
 export interface HostileOptions {
   seed: number;
   /** Requests made per operation. */
@@ -111,12 +114,12 @@ export function hostileRequests(document: OpenApi, options: HostileOptions): Hos
       // Each hostile string once in each path parameter, the others real.
       for (const parameter of template.matchAll(/\{([^}]+)\}/g)) {
         for (const hostile of hostileStrings) {
-          const path = template.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(name === parameter[1] ? hostile : options.realValue(name)));
+          const path = filled(template, (name) => (name === parameter[1] ? hostile : options.realValue(name)));
           out.push({ method: method.toUpperCase(), path, ...(bodySchema === undefined ? {} : { body: sample(bodySchema) }) });
         }
       }
       for (let i = 0; i < options.perOperation; i++) {
-        let path = template.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(random() < 0.6 ? options.realValue(name) : pick(hostileStrings)));
+        let path = filled(template, (name) => (random() < 0.6 ? options.realValue(name) : pick(hostileStrings)));
         const pairs = query.filter(() => random() < 0.5).map((parameter) => `${encodeURIComponent(parameter.name)}=${encodeURIComponent(String(random() < 0.5 ? sample(parameter.schema) : pick(hostileValues)))}`);
         if (pairs.length > 0) path += `?${pairs.join('&')}`;
         const request: HostileRequest = { method: method.toUpperCase(), path };

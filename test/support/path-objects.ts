@@ -12,15 +12,15 @@ export interface PathObjects {
   reads: string[];
 }
 
-/** Makes the objects in the account `auth` acts for (`accountId`), under the zone `zone` (made here unless `zoneExists`). */
-export async function makePathObjects(url: string, auth: string, accountId: number, zone: string, options: { zoneExists?: boolean } = {}): Promise<PathObjects> {
+/** Makes the objects in the account `auth` acts for (`accountId`), under the zone `zone`, made here. */
+export async function makePathObjects(url: string, auth: string, accountId: number, zone: string): Promise<PathObjects> {
   const made = async (path: string, body: unknown) => {
     const response = await call(url, 'POST', path, { auth, body });
     assert.ok(response.status === 200 || response.status === 201, `POST ${path}: ${String(response.status)} ${response.text}`);
     return response.body as { id: number };
   };
   const label = zone.split('.')[0] ?? 'x';
-  if (options.zoneExists !== true) await made('/dns/v2/zones', { name: zone });
+  await made('/dns/v2/zones', { name: zone });
   await made(`/dns/v2/zones/${zone}/www.${zone}/A`, { ttl: 60, resource_records: [{ content: ['192.0.2.1'] }] });
   const user = await made('/iam/users', { email: `user@${zone}`, password: 'user password 1' });
   const token = await made(`/iam/v2/clients/${String(accountId)}/tokens`, { name: label });
