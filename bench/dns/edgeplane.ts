@@ -6,7 +6,8 @@ import path from 'node:path';
 import { keepAliveAgent, runCount, sendOk, type Endpoint, type RequestSpec } from '../api/load.ts';
 import { terminate, watchLog } from '../api/server.ts';
 import { waitForSoa } from './dns-client.ts';
-import { freeDnsPort, hasExited, spawnPinned, type DnsServer } from './server.ts';
+import { freePort } from '../../test/support/free-port.ts';
+import { hasExited, spawnPinned, type DnsServer } from './server.ts';
 import { waitForReadyz } from '../api/readiness.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -70,7 +71,7 @@ export function edgeplaneVersion(): string {
 const udpIo = process.env['EDGEPLANE_DNS_UDP_IO'];
 
 export async function startEdgeplane(options: EdgeplaneOptions): Promise<Edgeplane> {
-  const port = await freeDnsPort();
+  const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     PATH: process.env['PATH'],
     // The DNS port is chosen here (at log level warn the service does not print it); the API's is

@@ -12,7 +12,8 @@ import { sleep } from '../api/server.ts';
 import { ask, soaQuery } from './dns-client.ts';
 import type { EdgeplaneApi } from './edgeplane.ts';
 import { writeKnotConfig, type ZoneSource } from './knot.ts';
-import { findProgram, freeDnsPort, startReference, versionOf, type DnsServer } from './server.ts';
+import { freePort } from '../../test/support/free-port.ts';
+import { findProgram, startReference, versionOf, type DnsServer } from './server.ts';
 import { hasPickers, kindOf, ttl } from './zone.ts';
 
 export interface Transfer {
@@ -133,7 +134,7 @@ export async function measureKnotIxfr(source: ZoneSource, cpus: string | undefin
   const knotc = findProgram('knotc');
   if (knotd === undefined || knotc === undefined) throw new Error('knotd and knotc are needed (package knot)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'knot-ixfr-bench-'));
-  const port = await freeDnsPort();
+  const port = await freePort();
   // The journal lives in the database storage, which must exist.
   fs.mkdirSync(path.join(dir, 'db'));
   const config = writeKnotConfig(dir, port, source, {

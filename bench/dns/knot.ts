@@ -3,7 +3,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findProgram, freeDnsPort, startReference, versionOf, type DnsServer } from './server.ts';
+import { freePort } from '../../test/support/free-port.ts';
+import { findProgram, startReference, versionOf, type DnsServer } from './server.ts';
 
 export interface ZoneSource {
   zone: string;
@@ -16,7 +17,7 @@ export async function startKnot(source: ZoneSource, workers: number, cpus: strin
   const binary = findProgram('knotd');
   if (binary === undefined) throw new Error('knotd is not installed');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'knot-bench-'));
-  const port = await freeDnsPort();
+  const port = await freePort();
   // Knot keeps the keys it makes for signing in its KASP database; the directory must exist.
   fs.mkdirSync(path.join(dir, 'db', 'keys'), { recursive: true });
   const config = writeKnotConfig(dir, port, source, {

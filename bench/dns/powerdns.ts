@@ -7,13 +7,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { foregroundUnprivileged } from '../api/powerdns.ts';
 import type { ZoneSource } from './knot.ts';
-import { findProgram, freeDnsPort, startReference, versionOf, type DnsServer } from './server.ts';
+import { freePort } from '../../test/support/free-port.ts';
+import { findProgram, startReference, versionOf, type DnsServer } from './server.ts';
 
 export async function startPowerDns(source: ZoneSource, receivers: number, cpus: string | undefined, timeoutMs = 120_000): Promise<DnsServer> {
   const binary = findProgram('pdns_server');
   if (binary === undefined) throw new Error('pdns_server is not installed');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdns-dns-bench-'));
-  const port = await freeDnsPort();
+  const port = await freePort();
   fs.writeFileSync(path.join(dir, 'named.conf'), `zone "${source.zone}" { type master; file "${source.file}"; };\n`);
   fs.writeFileSync(
     path.join(dir, 'pdns.conf'),

@@ -1,9 +1,7 @@
 // What the scenarios need from each DNS server under test, and what starting one takes: a free port,
 // CPU pinning, memory from /proc, the prerequisites and how to install them.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import dgram from 'node:dgram';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { terminate, watchLog, type ProcessLog } from '../api/server.ts';
@@ -60,27 +58,6 @@ export function missingPrerequisites(): string | undefined {
     "  printf '#!/bin/sh\\nexit 101\\n' > /usr/sbin/policy-rc.d   # keep Debian from starting the system services",
     '  apt-get install -y dnsperf knot pdns-server pdns-backend-bind util-linux',
   ].join('\n');
-}
-
-/** A port free on 127.0.0.1 for UDP and TCP (every server here serves both on one port). */
-export async function freeDnsPort(): Promise<number> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const socket = dgram.createSocket('udp4');
-      socket.once('error', reject);
-      socket.bind(0, '127.0.0.1', () => {
-        const { port: bound } = socket.address();
-        socket.close(() => resolve(bound));
-      });
-    });
-    const tcpFree = await new Promise<boolean>((resolve) => {
-      const server = net.createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (tcpFree) return port;
-  }
-  throw new Error('no free port found for UDP and TCP');
 }
 
 /**

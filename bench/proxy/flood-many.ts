@@ -25,7 +25,8 @@ import { monitor, sample, type MonitorSample } from './flood-monitor.ts';
 import { floodProcess, heavyAddress, sourceAddress, type FloodResult } from './flood-sources.ts';
 import { startNginxProxy, startOrigin } from './nginx.ts';
 import { benchNames, benchResources } from './resources.ts';
-import { benchRun, freePort, nginxModule, type ProxyServer } from './server.ts';
+import { freePort } from '../../test/support/free-port.ts';
+import { benchRun, nginxModule, type ProxyServer } from './server.ts';
 
 const { values: flags } = parseArgs({
   options: {

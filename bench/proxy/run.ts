@@ -23,7 +23,8 @@ import { startNginxProxy, startOrigin } from './nginx.ts';
 import { startNodeFloor } from './node-floor.ts';
 import { summariseProfiles, type Window } from './profile.ts';
 import { allResources, benchResources, benchNames, type BenchResources } from './resources.ts';
-import { benchRun, freePort, missingPrerequisites, useHosts, type ProxyServer } from './server.ts';
+import { freePort } from '../../test/support/free-port.ts';
+import { benchRun, missingPrerequisites, useHosts, type ProxyServer } from './server.ts';
 import { benchCpus, requirePrerequisites } from '../dns/server.ts';
 
 const allScenarios = ['1', '2', '3', '4', '4r', '5'];

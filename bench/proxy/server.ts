@@ -2,7 +2,6 @@
 // ephemeral range, the prerequisites, and running the load tools so the bench host names resolve.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { ProcessLog } from '../api/server.ts';
@@ -21,27 +20,6 @@ export interface ProxyServer {
   hasExited(): boolean;
   /** Stops the process and removes its own files. */
   stop(): Promise<void>;
-}
-
-/**
- * A TCP port free on 127.0.0.1 below 32768: load tools open tens of thousands of connections, and
- * their ephemeral source ports (32768 and up on Linux) could otherwise collide with a listener.
- */
-export async function freePort(taken: Set<number>): Promise<number> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (taken.has(port)) continue;
-    const free = await new Promise<boolean>((resolve) => {
-      const server = net.createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) {
-      taken.add(port);
-      return port;
-    }
-  }
-  throw new Error('no free port found between 20000 and 32000');
 }
 
 export function nginxModule(): string | undefined {

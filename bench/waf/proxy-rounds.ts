@@ -17,7 +17,8 @@ import { createResources, resourceBody, startEdgeplaneProxy } from '../proxy/edg
 import { cpuMicrosPerRequest, requestsPerSecond, wrk, type LoadRun } from '../proxy/load-run.ts';
 import { startOrigin } from '../proxy/nginx.ts';
 import type { BenchResource } from '../proxy/resources.ts';
-import { benchRun, freePort } from '../proxy/server.ts';
+import { freePort } from '../../test/support/free-port.ts';
+import { benchRun } from '../proxy/server.ts';
 import { benignBytes, benignRequests } from './benign-corpus.ts';
 import { requestsScript } from './wrk-requests.ts';
 

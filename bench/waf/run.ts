@@ -19,7 +19,8 @@ import { createResources, resourceBody, startEdgeplaneProxy } from '../proxy/edg
 import { cpuMicrosPerRequest, requestsPerSecond, wrk, type LoadRun } from '../proxy/load-run.ts';
 import { startOrigin } from '../proxy/nginx.ts';
 import type { BenchResource } from '../proxy/resources.ts';
-import { benchRun, freePort, type ProxyServer } from '../proxy/server.ts';
+import { freePort } from '../../test/support/free-port.ts';
+import { benchRun, type ProxyServer } from '../proxy/server.ts';
 import { crsRulesDir, crsVersion, modulesDir, ruleIdsByRequest, startApache } from './apache.ts';
 import { benignBytes, benignRequests } from './benign-corpus.ts';
 import { loadCrsCorpus, type CorpusRequest } from './crs-corpus.ts';

@@ -1,5 +1,6 @@
 // Ports for servers the tests and benchmarks start as processes of their own (knotd, unbound,
-// PowerDNS), chosen before they start: the service under test is often told the port first.
+// PowerDNS, nginx, the proxy under test), chosen before they start: the service under test is
+// often told the port first.
 import dgram from 'node:dgram';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -33,17 +34,21 @@ async function bindable(port: number): Promise<boolean> {
 
 /**
  * A port free for both UDP and TCP on 127.0.0.1 at the time of the call, for a process started
- * later (knotd, unbound, PowerDNS). It is drawn below the kernel's ephemeral range: a port from a
- * bind to port 0 (what every test service and client socket gets) is handed out again as soon as
- * it is let go, so the service started between the choice and the process's start could take it
- * (seen in CI: knotd's "address already in use" for the resolver tests' port).
+ * later. It is drawn below the kernel's ephemeral range: a port from a bind to port 0 (what every
+ * test service and client socket gets) is handed out again as soon as it is let go, so the service
+ * started between the choice and the process's start could take it (seen in CI: knotd's "address
+ * already in use" for the resolver tests' port), and a load tool's tens of thousands of
+ * connections take their source ports from that range too. `taken`: ports already handed out to
+ * processes not listening yet, skipped; the port chosen is added to it.
  */
-export async function freePort(): Promise<number> {
+export async function freePort(taken?: Set<number>): Promise<number> {
   const high = ephemeralLow();
   const low = Math.max(1024, high - 12_000);
-  for (let attempt = 0; attempt < 20; attempt++) {
+  for (let attempt = 0; attempt < 100; attempt++) {
     const port = low + Math.floor(Math.random() * (high - low));
-    if (await bindable(port)) return port;
+    if (taken?.has(port) === true || !(await bindable(port))) continue;
+    taken?.add(port);
+    return port;
   }
-  throw new Error('no free port found');
+  throw new Error(`no free port found between ${String(low)} and ${String(high)}`);
 }
