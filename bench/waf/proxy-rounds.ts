@@ -8,18 +8,13 @@
 // `--cpu-prof DIR`: the proxy runs with --cpu-prof (its one thread: a profile in DIR when it stops;
 // its CPU figures then include the profiler). Run by hand, never from `npm test`; see README.md.
 import fs from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuProfArgs, sleep } from '../api/server.ts';
 import { benchCpus, findProgram, requirePrerequisites } from '../dns/server.ts';
-import { makeCertificate } from '../proxy/certificate.ts';
-import { createResources, resourceBody, startEdgeplaneProxy } from '../proxy/edgeplane.ts';
 import { cpuMicrosPerRequest, requestsPerSecond, wrk, type LoadRun } from '../proxy/load-run.ts';
-import { startOrigin } from '../proxy/nginx.ts';
-import type { BenchResource } from '../proxy/resources.ts';
-import { freePort } from '../../test/support/free-port.ts';
 import { benchRun } from '../proxy/server.ts';
 import { benignBytes, benignRequests } from './benign-corpus.ts';
+import { startWafEdgeplane, wafHosts } from './edgeplane-waf.ts';
 import { requestsScript } from './wrk-requests.ts';
 
 const runKinds = ['off', 'on', 'unique'] as const;
@@ -49,32 +44,11 @@ requirePrerequisites(
 
 // As run.ts: the proxy on CPU 0, wrk and the origin on CPU 1.
 const { serverCpus, clientCpus } = benchCpus();
-const hosts = { on: 'waf-on.bench.example', off: 'waf-off.bench.example' };
+const hosts = wafHosts;
 const { tmp, running, cleanup } = benchRun('edgeplane-waf-rounds-');
 
 try {
-  const taken = new Set<number>();
-  const originPorts = { primary: await freePort(taken), secondary: await freePort(taken), backup: await freePort(taken) };
-  const origin = await startOrigin(originPorts, clientCpus);
-  running.add(origin);
-  const cert = makeCertificate(tmp, Object.values(hosts));
-  const resource = (name: string): BenchResource => ({ name, origins: [{ port: originPorts.primary, weight: 1, mode: 'primary' }], whitelist: [], blacklist: [], geoMode: 0, countries: [], rule: undefined });
-  const dataDir = path.join(tmp, 'edgeplane-data');
-  fs.mkdirSync(dataDir);
-  await createResources(dataDir, [
-    { ...resourceBody(resource(hosts.on), cert), is_waf_enabled: true },
-    { ...resourceBody(resource(hosts.off), cert), is_waf_enabled: false },
-  ]);
-  const proxy = await startEdgeplaneProxy({
-    dataDir,
-    httpPort: await freePort(taken),
-    httpsPort: await freePort(taken),
-    workers: 1,
-    cpus: serverCpus,
-    readyHost: hosts.off,
-    nodeArgs: cpuProfArgs(flags['cpu-prof']),
-  });
-  running.add(proxy);
+  const { proxy } = await startWafEdgeplane({ tmp, running }, { taken: new Set(), proxyCpus: serverCpus, clientCpus, nodeArgs: cpuProfArgs(flags['cpu-prof']) });
   const benign = benignRequests();
   const scripts: Record<RunKind, string> = {
     off: requestsScript(benign.map((r) => benignBytes(r, hosts.off))),

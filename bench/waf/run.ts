@@ -14,14 +14,11 @@ import { sleep } from '../api/server.ts';
 import { edgeplaneVersion } from '../dns/edgeplane.ts';
 import { benchCpus, findProgram, requirePrerequisites } from '../dns/server.ts';
 import { fmt, printTable } from '../dns/table.ts';
-import { makeCertificate } from '../proxy/certificate.ts';
-import { createResources, resourceBody, startEdgeplaneProxy } from '../proxy/edgeplane.ts';
 import { cpuMicrosPerRequest, requestsPerSecond, wrk, type LoadRun } from '../proxy/load-run.ts';
-import { startOrigin } from '../proxy/nginx.ts';
-import type { BenchResource } from '../proxy/resources.ts';
 import { freePort } from '../../test/support/free-port.ts';
 import { benchRun, type ProxyServer } from '../proxy/server.ts';
 import { crsRulesDir, crsVersion, modulesDir, ruleIdsByRequest, startApache } from './apache.ts';
+import { startWafEdgeplane, wafHosts } from './edgeplane-waf.ts';
 import { benignBytes, benignRequests } from './benign-corpus.ts';
 import { loadCrsCorpus, type CorpusRequest } from './crs-corpus.ts';
 import { paranoiaLevels } from './crs-rules.ts';
@@ -89,7 +86,7 @@ requirePrerequisites(missingPrerequisites());
 // The subjects on CPU 0; wrk and the origin on CPU 1 (the corpus client, this process, anywhere).
 const { serverCpus: proxyCpus, clientCpus } = benchCpus();
 
-const hosts = { on: 'waf-on.bench.example', off: 'waf-off.bench.example' };
+const hosts = wafHosts;
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const { tmp, running, cleanup } = benchRun('edgeplane-waf-bench-');
 
@@ -121,21 +118,9 @@ try {
   const levels = paranoiaLevels(crsRulesDir);
 
   const taken = new Set<number>();
-  const originPorts = { primary: await freePort(taken), secondary: await freePort(taken), backup: await freePort(taken) };
   progress('setup: origin, edgeplane (API creates the resources, then the proxy), Apache with ModSecurity');
-  const origin = await startOrigin(originPorts, clientCpus);
-  running.add(origin);
-  const cert = makeCertificate(tmp, Object.values(hosts));
-  const resource = (name: string): BenchResource => ({ name, origins: [{ port: originPorts.primary, weight: 1, mode: 'primary' }], whitelist: [], blacklist: [], geoMode: 0, countries: [], rule: undefined });
-  const dataDir = path.join(tmp, 'edgeplane-data');
-  fs.mkdirSync(dataDir);
-  await createResources(dataDir, [
-    { ...resourceBody(resource(hosts.on), cert), is_waf_enabled: true },
-    { ...resourceBody(resource(hosts.off), cert), is_waf_enabled: false },
-  ]);
-  const edgeplane = await startEdgeplaneProxy({ dataDir, httpPort: await freePort(taken), httpsPort: await freePort(taken), workers: 1, cpus: proxyCpus, readyHost: hosts.off });
-  running.add(edgeplane);
-  const apache = await startApache({ port: await freePort(taken), originPort: originPorts.primary, wafOn: hosts.on, wafOff: hosts.off, paranoiaLevel: paranoia, anomalyThreshold: threshold, cpus: proxyCpus });
+  const { origin, originPort, proxy: edgeplane } = await startWafEdgeplane({ tmp, running }, { taken, proxyCpus, clientCpus });
+  const apache = await startApache({ port: await freePort(taken), originPort, wafOn: hosts.on, wafOff: hosts.off, paranoiaLevel: paranoia, anomalyThreshold: threshold, cpus: proxyCpus });
   running.add(apache);
   // Read once, when the report asks: by then every corpus request has been logged.
   let apacheRules: Map<string, string[]> | undefined;
