@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ask } from '../support/dns-client.ts';
 import { bearer, call, login } from '../support/http.ts';
-import { seededRandom } from '../support/prng.ts';
+import { pick, seededRandom } from '../support/prng.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 
 const zone = 'pickers-fuzz.example';
@@ -23,7 +23,6 @@ const invalid = ['XX', '', 'x'.repeat(65), -1, 4294967296, 1_000_001, 'yes', nul
 
 type Random = () => number;
 const int = (random: Random, n: number): number => Math.floor(random() * n);
-const pick = <T>(random: Random, list: readonly T[]): T => list[int(random, list.length)] as T;
 const some = <T>(random: Random, make: () => T, most: number): T[] => Array.from({ length: int(random, most + 1) }, make);
 
 /** An address of either family, the first octets from a few networks the GeoIP data places, the rest random. */

@@ -9,10 +9,10 @@
 // reference does is ModSecurity's reading of the rules.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { inspect, type Verdict } from '../../../src/security/proxy/waf/engine.ts';
+import { inspect } from '../../../src/security/proxy/waf/engine.ts';
 import type { WafRequest } from '../../../src/security/proxy/waf/request-fields.ts';
 import { loadRuleSet, reference } from '../../../src/security/proxy/waf/rule-set.ts';
-import { seededRandom } from '../../support/prng.ts';
+import { pick, seededRandom } from '../../support/prng.ts';
 import { attacks, benignWafRequests, carrying, crsDir, haveCrs } from './waf-requests.ts';
 
 if (!haveCrs) console.warn(`SKIPPED: the WAF fuzz test needs the Core Rule Set in ${crsDir} (apt-get install modsecurity-crs)`);
@@ -34,7 +34,6 @@ const contentTypes = [
 ];
 
 type Random = () => number;
-const pick = <T>(random: Random, list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
 const someFragments = (random: Random, most: number, fragments: Fragments): string => Array.from({ length: 1 + Math.floor(random() * most) }, () => pick(random, fragments)).join('');
 
 /** `text` with fragments spliced in (or bytes of it replaced). */
@@ -119,9 +118,6 @@ function mutate(random: Random, base: WafRequest): WafRequest {
   return req;
 }
 
-/** The verdicts compared: the request id and the clock are not part of them. */
-const verdictOf = (v: Verdict) => ({ denied: v.denied, score: v.score, matched: v.matched, exhausted: v.exhausted });
-
 test('hostile requests through the Core Rule Set: never a throw, and the verdict of every rule run on every value', { skip: !haveCrs && `no Core Rule Set in ${crsDir}`, timeout: 120_000 }, () => {
   const tuned = loadRuleSet(crsDir);
   const everyRule = loadRuleSet(crsDir, reference);
@@ -132,16 +128,16 @@ test('hostile requests through the Core Rule Set: never a throw, and the verdict
   // runs), and with a threshold no request reaches, so that every rule's outcome is compared.
   for (const threshold of [5, 100_000]) {
     const settings = { paranoia: 1, threshold, budgetMs: Infinity };
-    let denied = 0;
+    // The reference remembers nothing: its verdict is the same each time a request is asked.
+    const expected = requests.map((req) => inspect(everyRule, req, settings));
+    const denied = expected.filter((v) => v.denied).length;
     // Twice: the second time its values are remembered (from their second sighting, value-memo.ts) and its head has its view.
     for (let pass = 0; pass < 2; pass++) {
-      for (const req of requests) {
-        const expected = verdictOf(inspect(everyRule, req, settings));
-        assert.deepEqual(verdictOf(inspect(tuned, req, settings)), expected, `threshold ${String(threshold)}: ${req.method} ${JSON.stringify(req.url)} ${JSON.stringify(req.headers)} ${JSON.stringify(req.body.toString('latin1'))}`);
-        if (expected.denied) denied++;
-      }
+      requests.forEach((req, i) => {
+        assert.deepEqual(inspect(tuned, req, settings), expected[i], `threshold ${String(threshold)}: ${req.method} ${JSON.stringify(req.url)} ${JSON.stringify(req.headers)} ${JSON.stringify(req.body.toString('latin1'))}`);
+      });
     }
     // Bent attacks still refused, bent ordinary requests still passing: the mutations keep both kinds.
-    if (threshold === 5) assert.ok(denied > 100 && denied < requests.length * 2 - 100, `${String(denied)} of ${String(requests.length * 2)} denied`);
+    if (threshold === 5) assert.ok(denied > 50 && denied < requests.length - 50, `${String(denied)} of ${String(requests.length)} denied`);
   }
 });
