@@ -1,7 +1,7 @@
 // What run.ts and proxy-rounds.ts both start: the origin (nginx), and edgeplane's proxy in a process
 // of its own with two resources created through the API, one with the WAF on and one with it off,
 // in front of that origin. The subjects run on `proxyCpus`, the origin with the load tools on
-// `clientCpus` (benchCpus()).
+// `clientCpus` (benchCpus()). And what both send them for CPU: the benign corpus through wrk.
 import fs from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../../test/support/free-port.ts';
@@ -10,6 +10,8 @@ import { createResources, resourceBody, startEdgeplaneProxy } from '../proxy/edg
 import { startOrigin } from '../proxy/nginx.ts';
 import type { BenchResource } from '../proxy/resources.ts';
 import type { BenchRun, ProxyServer } from '../proxy/server.ts';
+import { benignBytes, type BenignRequest } from './benign-corpus.ts';
+import { requestsScript } from './wrk-requests.ts';
 
 /** The two resources' names: the WAF on, and off. */
 export const wafHosts = { on: 'waf-on.bench.example', off: 'waf-off.bench.example' };
@@ -52,4 +54,13 @@ export async function startWafEdgeplane(
   });
   run.running.add(proxy);
   return { origin, originPort: originPorts.primary, proxy };
+}
+
+/** wrk's scripts of the benign corpus: to the WAF-off resource, to the WAF-on one, and to that one with every target made unique (wrk-requests.ts). */
+export function benignScripts(benign: readonly BenignRequest[]): { off: string; on: string; unique: string } {
+  return {
+    off: requestsScript(benign.map((r) => benignBytes(r, wafHosts.off))),
+    on: requestsScript(benign.map((r) => benignBytes(r, wafHosts.on))),
+    unique: requestsScript(benign.map((r) => benignBytes(r, wafHosts.on)), true),
+  };
 }

@@ -13,9 +13,9 @@ import { cpuProfArgs, sleep } from '../api/server.ts';
 import { benchCpus, findProgram, requirePrerequisites } from '../dns/server.ts';
 import { cpuMicrosPerRequest, requestsPerSecond, wrk, type LoadRun } from '../proxy/load-run.ts';
 import { benchRun } from '../proxy/server.ts';
-import { benignBytes, benignRequests } from './benign-corpus.ts';
-import { startWafEdgeplane, wafHosts } from './edgeplane-waf.ts';
-import { requestsScript } from './wrk-requests.ts';
+import { crsRulesDir } from './apache.ts';
+import { benignRequests } from './benign-corpus.ts';
+import { benignScripts, startWafEdgeplane } from './edgeplane-waf.ts';
 
 const runKinds = ['off', 'on', 'unique'] as const;
 type RunKind = (typeof runKinds)[number];
@@ -37,24 +37,18 @@ if (!(Number.isInteger(rounds) && rounds > 0 && seconds > 0 && warmup >= 0) || !
 }
 
 requirePrerequisites(
-  ['nginx', 'wrk', 'taskset'].every((p) => findProgram(p) !== undefined) && fs.existsSync('/usr/share/modsecurity-crs/rules')
+  ['nginx', 'wrk', 'taskset'].every((p) => findProgram(p) !== undefined) && fs.existsSync(crsRulesDir)
     ? undefined
     : 'This needs nginx (the origin), wrk, taskset and the Core Rule Set: apt-get install -y nginx wrk util-linux modsecurity-crs',
 );
 
 // As run.ts: the proxy on CPU 0, wrk and the origin on CPU 1.
 const { serverCpus, clientCpus } = benchCpus();
-const hosts = wafHosts;
 const { tmp, running, cleanup } = benchRun('edgeplane-waf-rounds-');
 
 try {
   const { proxy } = await startWafEdgeplane({ tmp, running }, { taken: new Set(), proxyCpus: serverCpus, clientCpus, nodeArgs: cpuProfArgs(flags['cpu-prof']) });
-  const benign = benignRequests();
-  const scripts: Record<RunKind, string> = {
-    off: requestsScript(benign.map((r) => benignBytes(r, hosts.off))),
-    on: requestsScript(benign.map((r) => benignBytes(r, hosts.on))),
-    unique: requestsScript(benign.map((r) => benignBytes(r, hosts.on)), true),
-  };
+  const scripts: Record<RunKind, string> = benignScripts(benignRequests());
   const load = (kind: RunKind, s: number): Promise<LoadRun> =>
     wrk({ url: `http://127.0.0.1:${String(proxy.httpPort)}/`, connections: 16, seconds: s, script: scripts[kind], cpus: clientCpus, serverPid: proxy.pid, dir: tmp });
   console.log(`${proxy.description}\nwrk -t1 -c16, the benign corpus in turn; ${String(seconds)} s a run after ${String(warmup)} s of warm-up; CPU µs per request (user µs in it)`);

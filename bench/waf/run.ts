@@ -18,12 +18,11 @@ import { cpuMicrosPerRequest, requestsPerSecond, wrk, type LoadRun } from '../pr
 import { freePort } from '../../test/support/free-port.ts';
 import { benchRun, type ProxyServer } from '../proxy/server.ts';
 import { crsRulesDir, crsVersion, modulesDir, ruleIdsByRequest, startApache } from './apache.ts';
-import { startWafEdgeplane, wafHosts } from './edgeplane-waf.ts';
+import { benignScripts, startWafEdgeplane, wafHosts } from './edgeplane-waf.ts';
 import { benignBytes, benignRequests } from './benign-corpus.ts';
 import { loadCrsCorpus, type CorpusRequest } from './crs-corpus.ts';
 import { paranoiaLevels } from './crs-rules.ts';
 import { describe, exchangeAll, type Outcome } from './raw-exchange.ts';
-import { requestsScript } from './wrk-requests.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -86,7 +85,6 @@ requirePrerequisites(missingPrerequisites());
 // The subjects on CPU 0; wrk and the origin on CPU 1 (the corpus client, this process, anywhere).
 const { serverCpus: proxyCpus, clientCpus } = benchCpus();
 
-const hosts = wafHosts;
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const { tmp, running, cleanup } = benchRun('edgeplane-waf-bench-');
 
@@ -113,14 +111,14 @@ try {
   console.log(`machine: ${os.availableParallelism()} cores (${os.cpus()[0]?.model.trim() ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; Node ${process.version}; edgeplane ${edgeplaneVersion()}`);
 
   progress(`corpus: CRS regression tests from ${crsSource} (${flags['crs-rev']})`);
-  const corpus = loadCrsCorpus(crsSource, flags['crs-rev'], path.join(tmp, 'crs'), hosts.on);
+  const corpus = loadCrsCorpus(crsSource, flags['crs-rev'], path.join(tmp, 'crs'), wafHosts.on);
   const benign = benignRequests();
   const levels = paranoiaLevels(crsRulesDir);
 
   const taken = new Set<number>();
   progress('setup: origin, edgeplane (API creates the resources, then the proxy), Apache with ModSecurity');
   const { origin, originPort, proxy: edgeplane } = await startWafEdgeplane({ tmp, running }, { taken, proxyCpus, clientCpus });
-  const apache = await startApache({ port: await freePort(taken), originPort, wafOn: hosts.on, wafOff: hosts.off, paranoiaLevel: paranoia, anomalyThreshold: threshold, cpus: proxyCpus });
+  const apache = await startApache({ port: await freePort(taken), originPort, wafOn: wafHosts.on, wafOff: wafHosts.off, paranoiaLevel: paranoia, anomalyThreshold: threshold, cpus: proxyCpus });
   running.add(apache);
   // Read once, when the report asks: by then every corpus request has been logged.
   let apacheRules: Map<string, string[]> | undefined;
@@ -136,11 +134,11 @@ try {
   // ---- checks: the plumbing, before any figure ----
   const probe = (host: string, target: string) => Buffer.from(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: Mozilla/5.0\r\nAccept: */*\r\nConnection: close\r\n\r\n`);
   const checks = [
-    { what: `GET / to ${hosts.off}`, bytes: probe(hosts.off, '/'), expect: '200' },
-    { what: `GET / to ${hosts.on}`, bytes: probe(hosts.on, '/'), expect: '200' },
-    { what: `GET /?q=<script>alert(1)</script> to ${hosts.off}`, bytes: probe(hosts.off, '/?q=%3Cscript%3Ealert(1)%3C/script%3E'), expect: '200' },
-    { what: `GET /?q=<script>alert(1)</script> to ${hosts.on}`, bytes: probe(hosts.on, '/?q=%3Cscript%3Ealert(1)%3C/script%3E'), expect: '403' },
-    { what: `GET /?id=1' OR '1'='1 to ${hosts.on}`, bytes: probe(hosts.on, "/?id=1'%20OR%20'1'='1"), expect: '403' },
+    { what: `GET / to ${wafHosts.off}`, bytes: probe(wafHosts.off, '/'), expect: '200' },
+    { what: `GET / to ${wafHosts.on}`, bytes: probe(wafHosts.on, '/'), expect: '200' },
+    { what: `GET /?q=<script>alert(1)</script> to ${wafHosts.off}`, bytes: probe(wafHosts.off, '/?q=%3Cscript%3Ealert(1)%3C/script%3E'), expect: '200' },
+    { what: `GET /?q=<script>alert(1)</script> to ${wafHosts.on}`, bytes: probe(wafHosts.on, '/?q=%3Cscript%3Ealert(1)%3C/script%3E'), expect: '403' },
+    { what: `GET /?id=1' OR '1'='1 to ${wafHosts.on}`, bytes: probe(wafHosts.on, "/?id=1'%20OR%20'1'='1"), expect: '403' },
   ];
   const checkRows: string[][] = [];
   for (const check of checks) {
@@ -153,7 +151,7 @@ try {
   const attacks = valid.filter((r) => r.kind === 'attack');
   const others = valid.filter((r) => r.kind === 'other');
   const invalid = corpus.filter((r) => r.invalid !== undefined);
-  const offHost = (r: CorpusRequest) => Buffer.from(r.bytes.toString('latin1').replace(`Host: ${hosts.on}`, `Host: ${hosts.off}`), 'latin1');
+  const offHost = (r: CorpusRequest) => Buffer.from(r.bytes.toString('latin1').replace(`Host: ${wafHosts.on}`, `Host: ${wafHosts.off}`), 'latin1');
   interface Run {
     attacks: Outcome[];
     others: Outcome[];
@@ -170,7 +168,7 @@ try {
     runs.push({
       attacks: await send('CRS attack tests', attacks.map((r) => r.bytes)),
       others: await send('CRS tests expecting no detection', others.map((r) => r.bytes)),
-      benign: await send('benign requests', benign.map((r) => benignBytes(r, hosts.on))),
+      benign: await send('benign requests', benign.map((r) => benignBytes(r, wafHosts.on))),
       invalidOn: await send('invalid HTTP, WAF on', invalid.map((r) => r.bytes)),
       invalidOff: await send('invalid HTTP, WAF off', invalid.map(offHost)),
     });
@@ -187,11 +185,7 @@ try {
   }
   const cpuRows: CpuRow[] = [];
   if (durationS > 0) {
-    const scripts = {
-      on: requestsScript(benign.map((r) => benignBytes(r, hosts.on))),
-      off: requestsScript(benign.map((r) => benignBytes(r, hosts.off))),
-      unique: requestsScript(benign.map((r) => benignBytes(r, hosts.on)), true),
-    };
+    const scripts = benignScripts(benign);
     const load = (s: ProxyServer, which: keyof typeof scripts, seconds: number) =>
       wrk({ url: `http://127.0.0.1:${s.httpPort}/`, connections, seconds, script: scripts[which], cpus: clientCpus, serverPid: s.pid, dir: tmp });
     const measured = new Map<string, Partial<Record<keyof typeof scripts, LoadRun>>>(subjects.map((s) => [s.server.name, {}]));
@@ -215,12 +209,12 @@ try {
   for (const s of subjects) console.log(`  ${s.server.description}`);
   console.log(`  ${origin.description}`);
   console.log(
-    `resources: ${hosts.on} (WAF on: edgeplane is_waf_enabled true, Apache SecRuleEngine On) and ${hosts.off} (WAF off); ` +
+    `resources: ${wafHosts.on} (WAF on: edgeplane is_waf_enabled true, Apache SecRuleEngine On) and ${wafHosts.off} (WAF off); ` +
       `corpus requests sent as their exact bytes on a new connection each, ${concurrency} at a time, ${timeoutMs / 1000} s to answer; 403 = detected`,
   );
   console.log(
     `CRS regression tests ${flags['crs-rev']}: ${corpus.length} requests; ${attacks.length} attacks (CRS expects its rule to fire), ${others.length} tests expecting no detection, ` +
-      `${invalid.length} not valid HTTP/1.x (sent, reported apart); Host: localhost names ${hosts.on}. Benign corpus: ${benign.length} requests.`,
+      `${invalid.length} not valid HTTP/1.x (sent, reported apart); Host: localhost names ${wafHosts.on}. Benign corpus: ${benign.length} requests.`,
   );
   printTable('Checks before the corpora', ['request', 'expected', ours, ref], checkRows);
 
