@@ -11,7 +11,7 @@ const memos = { stable: new ValueMemos(0, 0), volatile: new ValueMemos(0, 0), he
 
 const argsOf = (query: string): [string, string][] => {
   const req: WafRequest = { method: 'GET', url: `/?${query}`, protocol: 'HTTP/1.1', headers: ['host', 'shop.example'], client: '198.51.100.7', body: Buffer.alloc(0), id: 'x' };
-  return (requestCollections(req, 0, memos).collections.ARGS ?? []).map((f) => [f.name, f.value]);
+  return (requestCollections(req, 0, memos, undefined).collections.ARGS ?? []).map((f) => [f.name, f.value]);
 };
 
 /** ModSecurity's decoding, written the obvious way: `+` to a space first, then each `%XX` to its byte. */

@@ -1,5 +1,5 @@
-// The WAF's plan (rule-plan.ts), its value-wise hits (rule-hits.ts) and its memos of values
-// (value-memo.ts): what a request no longer runs, and the proof that matters: with all of them,
+// The WAF's plan (rule-plan.ts), its value-wise hits (rule-hits.ts), its memos of values
+// (value-memo.ts) and of verdicts (verdict-memo.ts): what a request no longer runs, and the proof that matters: with all of them,
 // every request gets the verdict, score and matched rules it gets with every rule run in order on
 // every value and nothing remembered.
 import assert from 'node:assert/strict';
@@ -171,7 +171,8 @@ SecRule TX:anomaly_score "@ge 5" "id:949901,phase:2,deny"
     [{ ...request('/'), headerBlock: 'Host: shop.example\r\nUser-Agent: curl/8.5.0' }, false],
     [{ ...request('/'), method: 'DELETE', headerBlock: 'Host: shop.example\r\nUser-Agent: curl/8.5.0' }, true],
   ];
-  for (let pass = 0; pass < 3; pass++) {
+  // The fourth time, each request's verdict is answered from the third's (verdict-memo.ts).
+  for (let pass = 0; pass < 4; pass++) {
     for (const [req, denied] of cases) {
       const verdict = inspect(tuned, req, { paranoia: 1, threshold: 5, budgetMs: Infinity });
       assert.deepEqual(verdict, inspect(everyRule, req, { paranoia: 1, threshold: 5, budgetMs: Infinity }), `pass ${String(pass)}: ${req.headers.join(' ')}`);
@@ -220,8 +221,8 @@ test("clients' addresses go to a store of their own: a flood from many addresses
   for (let twice = 0; twice < 2; twice++) inspect(rules, request('/'), settings);
   const kept = rules.memos.stable.of('curl/8.5.0');
   assert.ok(kept !== undefined && rules.memos.addresses.of('198.51.100.7') !== undefined);
-  // Each address twice: kept the second time.
-  for (let i = 0; i < 3000; i++) for (let twice = 0; twice < 2; twice++) inspect(rules, { ...request('/'), client: `10.0.${String(i >> 8)}.${String(i & 255)}` }, settings);
+  // Each address twice: kept the second time (each with a target of its own, which no kept verdict answers: verdict-memo.ts).
+  for (let i = 0; i < 3000; i++) for (let twice = 0; twice < 2; twice++) inspect(rules, { ...request(`/?n=${String(i)}`), client: `10.0.${String(i >> 8)}.${String(i & 255)}` }, settings);
   assert.equal(rules.memos.addresses.size, 1024);
   assert.equal(rules.memos.stable.of('curl/8.5.0'), kept, 'the User-Agent is still remembered');
 });
@@ -247,9 +248,10 @@ test('with the Core Rule Set, the plan, the value-wise hits and the value memos 
   let denied = 0;
   for (const paranoia of [1, 2, 3, 4]) {
     const settings = { paranoia, threshold: 5, budgetMs: Infinity };
-    // Three times: the second time every value and head is kept (value-memo.ts, head-view.ts),
-    // the third every head's view is answered from what the second found.
-    for (let pass = 0; pass < 3; pass++) {
+    // Four times: the second time every value and head is kept (value-memo.ts, head-view.ts),
+    // the third every head's view is answered from what the second found and each request's
+    // verdict is kept (verdict-memo.ts), the fourth every verdict is answered from the third's.
+    for (let pass = 0; pass < 4; pass++) {
       for (const req of requests) {
         const a = inspect(tuned, req, settings);
         assert.deepEqual(a, inspect(everyRule, req, settings), `paranoia ${String(paranoia)}: ${req.method} ${req.url} ${req.headers.join(' ')}`);

@@ -9,7 +9,7 @@ import { hasBit, type PrefilterGroup } from './prefilter.ts';
 import { headChainOf, sameStrings, type ChainEvent, type Match } from './head-chain.ts';
 import { perMatchOfRule } from './per-match.ts';
 import type { HeadView } from './head-view.ts';
-import { requestCollections, type Collections, type Field, type RequestVariables, type WafRequest } from './request-fields.ts';
+import { headViewOf, requestCollections, type Collections, type Field, type RequestVariables, type WafRequest } from './request-fields.ts';
 import { templateOf, type MacroRef } from './macro.ts';
 import { requiredLiterals } from './required-literals.ts';
 import { isDetection, isMarker, isPreset, markerPositions, planPhases, type PlanItem, type Preset } from './rule-plan.ts';
@@ -19,6 +19,7 @@ import { triggersIn } from './transform-triggers.ts';
 import type { HitGroup } from './rule-hits.ts';
 import { TxVars } from './tx-vars.ts';
 import { newMemo, type TxWrite, type ValueMemo } from './value-memo.ts';
+import { verdictSlot } from './verdict-memo.ts';
 
 export interface WafSettings {
   /** tx.paranoia_level (1–4). */
@@ -34,8 +35,8 @@ export interface Verdict {
   denied: boolean;
   /** The inbound anomaly score. */
   score: number;
-  /** Detection rules that matched (not the scoring rules), in order. */
-  matched: number[];
+  /** Detection rules that matched (not the scoring rules), in order; shared by the requests a kept verdict answers (verdict-memo.ts). */
+  matched: readonly number[];
   /** Denied because the inspection ran out of its budget (crafted input making the rules slow). */
   exhausted: boolean;
 }
@@ -677,16 +678,23 @@ function* planRules(plan: PlanItem[][]): Generator<Rule> {
 /** Inspects one request with the rule set. */
 export function inspect(rules: RuleSet, req: WafRequest, settings: WafSettings): Verdict {
   const started = performance.now();
-  const budget = new Budget(started, settings.budgetMs);
   const plan = planOf(rules, settings);
+  const view = headViewOf(req, rules.memos);
+  // The same head, target and body inspected before: its verdict (verdict-memo.ts).
+  const slot = view === undefined ? undefined : verdictSlot(view, plan, req, rules.chains);
+  if (slot?.verdict !== undefined) return slot.verdict;
+  const budget = new Budget(started, settings.budgetMs);
   const groups = rules.hits.groups(plan, () => planRules(plan), rules.prefilter, settings.paranoia);
   const start = startOf(plan, settings);
-  const t = new Transaction(rules, requestCollections(req, started, rules.memos), start.tx, budget, groups);
+  const t = new Transaction(rules, requestCollections(req, started, rules.memos, view), start.tx, budget, groups);
   // The prefilter's pass may already have spent the budget.
   let denied = t.exhausted;
   for (const [i, phase] of plan.entries()) {
     if (denied) break;
     denied = t.run(phase, budget, i === 0 ? start.from : 0);
   }
-  return { denied, score: t.score, matched: t.matched, exhausted: t.exhausted };
+  const verdict: Verdict = { denied, score: t.score, matched: t.matched, exhausted: t.exhausted };
+  // A verdict the budget cut short depends on the time it took: never kept.
+  if (slot !== undefined && !verdict.exhausted) slot.verdict = verdict;
+  return verdict;
 }

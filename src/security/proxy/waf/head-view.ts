@@ -37,9 +37,12 @@ export interface HeadView {
   hits: Map<object, Bits>;
   /** How the chains that read only the head matched it (head-chain.ts). */
   chains: Map<Rule, ChainOutcome>;
+  /** Unique in the thread: what the verdicts of the requests sending the head are kept by (verdict-memo.ts). */
+  id: number;
 }
 
-export const newHeadView = (): HeadView => ({ fields: undefined, selected: [], hits: new Map(), chains: new Map() });
+let views = 0;
+export const newHeadView = (): HeadView => ({ fields: undefined, selected: [], hits: new Map(), chains: new Map(), id: views++ });
 
 /**
  * The key of a request's head: its header lines as the client sent them (HTTP/1, whose parser

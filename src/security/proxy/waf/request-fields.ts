@@ -220,14 +220,26 @@ function headFields(req: WafRequest, stable: ValueMemos): HeadFields {
   };
 }
 
-/** Every variable of a request the rules may read, but TX and the MATCHED_* ones (the engine's). */
-export function requestCollections(req: WafRequest, startedAt: number, memos: RequestMemos): RequestVariables {
+/** The view of the request's head, when its head is kept (head-view.ts). */
+export function headViewOf(req: WafRequest, memos: RequestMemos): HeadView | undefined {
+  const key = headKey(req);
+  const view = key === undefined ? undefined : memos.heads.of(key);
+  // A header block is the key of the requests sending it with every method and protocol: a view serves the first.
+  if (view?.fields !== undefined && (view.fields.method[0]?.value !== req.method || view.fields.protocol[0]?.value !== req.protocol)) return undefined;
+  return view;
+}
+
+/**
+ * The variables that differ between two requests with the same head, target and body: a rule
+ * reading one of them may judge them differently (verdict-memo.ts). A variable made here of
+ * anything but those must be named here.
+ */
+export const requestSpecific: ReadonlySet<string> = new Set(['REMOTE_ADDR', 'UNIQUE_ID', 'DURATION']);
+
+/** Every variable of a request the rules may read, but TX and the MATCHED_* ones (the engine's); `view`: its head's (headViewOf). */
+export function requestCollections(req: WafRequest, startedAt: number, memos: RequestMemos, view: HeadView | undefined): RequestVariables {
   const { stable, volatile } = memos;
   // A head seen before brings its fields made (head-view.ts); the rest is the request's own.
-  const key = headKey(req);
-  let view = key === undefined ? undefined : memos.heads.of(key);
-  // A header block is the key of the requests sending it with every method and protocol: a view serves the first.
-  if (view?.fields !== undefined && (view.fields.method[0]?.value !== req.method || view.fields.protocol[0]?.value !== req.protocol)) view = undefined;
   const head = view === undefined ? headFields(req, stable) : (view.fields ??= headFields(req, stable));
   const query = req.url.indexOf('?');
   const rawPath = query < 0 ? req.url : req.url.slice(0, query);
