@@ -299,7 +299,7 @@ try {
       }),
     );
     console.log(
-      '  unique targets: the same requests with the WAF on, each target given one more query argument, a counter (?_=N): no target is seen twice, so what edgeplane remembers of targets and requests lines does not spare their inspection',
+      '  unique targets: the same requests with the WAF on, each target given one more query argument, a counter (?_=N): no target is seen twice, so what edgeplane remembers of targets, request lines and whole requests (their verdicts) does not spare their inspection',
     );
   }
 
