@@ -14,6 +14,7 @@ import { StoreUnavailable } from '../../src/store/errors.ts';
 import { assertError } from '../support/assertions.ts';
 import { cutLink, type CutLink } from '../support/cut-link.ts';
 import { engines } from '../support/engines.ts';
+import { waitFor } from '../support/wait.ts';
 import { bearer, call, login } from '../support/http.ts';
 import { adminEmail, adminPassword, startService, type Service } from '../support/service.ts';
 
@@ -87,7 +88,10 @@ describe('PostgreSQL lost or out of reach, over HTTP', { skip: postgres ? false 
     await silenced;
     assertError(created, 503, 'store_unavailable');
     assert.ok(took < 3000, `answered after ${String(took)} ms`);
-    assert.match(node.output(), /"why":"its session on the server is not running it".*went unanswered/);
+    // The node's log comes through a pipe: its line may arrive after the answer it came before.
+    const ended = /"why":"its session on the server is not running it".*went unanswered/;
+    await waitFor(() => ended.test(node.output()), 3000).catch(() => undefined);
+    assert.match(node.output(), ended);
     // Its insert, uncommitted, held the name's unique key: were the session still there, this one would wait on it.
     assert.equal((await call(node.url, 'POST', '/dns/v2/zones', { auth, body: { name: 'silenced.test' } })).status, 200);
   });
@@ -101,7 +105,9 @@ describe('PostgreSQL lost or out of reach, over HTTP', { skip: postgres ? false 
       const took = Date.now() - started;
       assertError(read, 503, 'store_unavailable');
       assert.ok(took < 3000, `answered after ${String(took)} ms`);
-      assert.match(node.output(), /"why":"PostgreSQL cannot be reached".*went unanswered/);
+      const ended = /"why":"PostgreSQL cannot be reached".*went unanswered/;
+      await waitFor(() => ended.test(node.output()), 3000).catch(() => undefined);
+      assert.match(node.output(), ended);
     } finally {
       link.up();
     }
