@@ -12,7 +12,7 @@ import type { HeadView } from './head-view.ts';
 import { headViewOf, requestCollections, type Collections, type Field, type RequestVariables, type WafRequest } from './request-fields.ts';
 import { templateOf, type MacroRef } from './macro.ts';
 import { requiredLiterals } from './required-literals.ts';
-import { isDetection, isMarker, isPreset, markerPositions, planPhases, type PlanItem, type Preset } from './rule-plan.ts';
+import { isDetection, isMarker, isPreset, markerPositions, planPhases, planRules, type PlanItem, type Preset } from './rule-plan.ts';
 import { captureNames, targetSlots, type Rule, type RuleSet, type SetVar, type Target } from './rule-set.ts';
 import type { TransformStep } from './transform-chains.ts';
 import { triggersIn } from './transform-triggers.ts';
@@ -669,10 +669,6 @@ function startOf(plan: PlanItem[][], settings: WafSettings): Start {
     starts.set(plan, start);
   }
   return start;
-}
-
-function* planRules(plan: PlanItem[][]): Generator<Rule> {
-  for (const phase of plan) for (const item of phase) if (!isMarker(item) && !isPreset(item)) yield item;
 }
 
 /** Inspects one request with the rule set. */

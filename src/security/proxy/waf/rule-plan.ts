@@ -37,6 +37,11 @@ export type PlanItem = Rule | Marker | Preset;
 export const isMarker = (item: PlanItem): item is Marker => 'marker' in item;
 export const isPreset = (item: PlanItem): item is Preset => 'preset' in item;
 
+/** The rules of a plan's phases (chain heads), in order: its markers and presets left out. */
+export function* planRules(plan: readonly (readonly PlanItem[])[]): Generator<Rule> {
+  for (const phase of plan) for (const item of phase) if (!isMarker(item) && !isPreset(item)) yield item;
+}
+
 /** Rules whose ids are in this band are detections (not initialisation or scoring): they are what a verdict names. */
 export const isDetection = (id: number): boolean => id >= 911000 && id < 949000;
 

@@ -2,20 +2,20 @@
 // a monitor, and above all a flood, sends the same request again and again: the same head (the key
 // of its view, head-view.ts), the same target and the same body. When no rule of the plan reads
 // what differs between two such requests (the client's address, the request id, the time spent),
-// the rules can only come to the same verdict, so each head's view keeps the verdicts of the
-// targets and bodies it came with, and a request met again is answered by one lookup instead of
-// its collections, its hit groups and the rules.
+// the rules can only come to the same verdict, so the verdicts are kept per plan by head view,
+// target and body, and a request met again is answered by one lookup instead of its collections,
+// its hit groups and the rules.
 //
-// Kept, like every memo of the WAF, from the second time a target comes with the head, and
-// bounded per view (the views themselves are bounded per thread): a client sending ever new
-// targets only evicts and pays what it would have paid. A verdict cut short by the inspection's
-// budget depends on the time it took, and is never kept.
+// Kept, like every memo of the WAF, from the second time a request comes, and bounded per plan
+// (so per thread): a client sending ever new targets only evicts and pays what it would have
+// paid. A verdict cut short by the inspection's budget depends on the time it took, and is never
+// kept.
 import type { Verdict } from './engine.ts';
 import type { HeadView } from './head-view.ts';
 import { templateOf } from './macro.ts';
 import { RepeatStore } from './repeat-store.ts';
 import { requestSpecific, type WafRequest } from './request-fields.ts';
-import { isMarker, isPreset, type PlanItem } from './rule-plan.ts';
+import { planRules, type PlanItem } from './rule-plan.ts';
 import type { Rule } from './rule-set.ts';
 import type { TransformChains, TransformStep } from './transform-chains.ts';
 
@@ -52,17 +52,14 @@ function readsOf(plan: PlanItem[][]): RequestSpecificReads {
   if (reads !== undefined) return reads;
   reads = { repeatable: true, addressRules: [], addressesMatched: new Map(), verdicts: new RepeatStore(verdictCapacity, verdictKeyMaxLength + 80, () => ({ verdict: undefined })) };
   const inMacros = (text: string): boolean => templateOf(text)?.refs.some((ref) => requestSpecific.has(ref.collection)) ?? false;
-  for (const phase of plan) {
-    for (const item of phase) {
-      if (isMarker(item) || isPreset(item)) continue;
-      for (let r: Rule | undefined = item; r !== undefined; r = r.chain) {
-        if (inMacros(r.operatorArg) || r.setvars.some((v) => inMacros(v.name) || inMacros(v.value)) || r.ctls.some((c) => inMacros(c.value))) reads.repeatable = false;
-        for (const target of r.targets) {
-          if (!requestSpecific.has(target.collection) || target.count) continue;
-          // The address through an operator of its own: whether it matches is a function of the address alone.
-          if (target.collection === addressCollection && !r.operatorArg.includes('%{')) reads.addressRules.push(r);
-          else reads.repeatable = false;
-        }
+  for (const head of planRules(plan)) {
+    for (let r: Rule | undefined = head; r !== undefined; r = r.chain) {
+      if (inMacros(r.operatorArg) || r.setvars.some((v) => inMacros(v.name) || inMacros(v.value)) || r.ctls.some((c) => inMacros(c.value))) reads.repeatable = false;
+      for (const target of r.targets) {
+        if (!requestSpecific.has(target.collection) || target.count) continue;
+        // The address through an operator of its own: whether it matches is a function of the address alone.
+        if (target.collection === addressCollection && !r.operatorArg.includes('%{')) reads.addressRules.push(r);
+        else reads.repeatable = false;
       }
     }
   }
@@ -101,10 +98,10 @@ function addressMatched(reads: RequestSpecificReads, address: string, chains: Tr
 const noExpansion = (text: string): string => text;
 
 /**
- * The slot of the request's verdict in its head's view: holding the verdict when the request was
- * inspected before, empty when it is to be kept once inspected; undefined when it is not kept (its
- * target seen with this head for the first time, too long, or a plan reading the request's own
- * variables other than the address through a fixed operator). The address is part of the key only
+ * The slot of the request's verdict (its head's view, target and body): holding the verdict when
+ * the request was inspected before, empty when it is to be kept once inspected; undefined when it
+ * is not kept (seen for the first time, too long, or a plan reading the request's own variables
+ * other than the address through a fixed operator). The address is part of the key only
  * when one of the rules reading it may match it.
  */
 export function verdictSlot(view: HeadView, plan: PlanItem[][], req: WafRequest, chains: TransformChains): VerdictSlot | undefined {
